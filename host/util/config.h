@@ -1,0 +1,33 @@
+/* config.h: every GSHMEM_* setting, declared once in config_table.h, parsed
+ * once at init. Sizes accept K/M/G suffixes; booleans accept 0/1/on/off/
+ * yes/no/true/false and nothing else; an unknown GSHMEM_* variable draws a
+ * warning; GSHMEM_INFO=1 prints the table with current values. */
+#ifndef GSHMEMI_CONFIG_H
+#define GSHMEMI_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct gshmemi_config {
+#define GSHMEMI_CFG_FIELD_size(name, field) size_t field;
+#define GSHMEMI_CFG_FIELD_bool(name, field) int field;
+#define GSHMEMI_CFG_FIELD_int(name, field) long field;
+#define GSHMEMI_CFG_FIELD_string(name, field) char field[256];
+#define GSHMEMI_CFG(type, name, field, dflt, help) GSHMEMI_CFG_FIELD_##type(name, field)
+#include "config_table.h"
+#undef GSHMEMI_CFG
+} gshmemi_config_t;
+
+/* Fill *cfg from the defaults, then from the environment. On an invalid
+ * value: logs the variable, the value and what is accepted, returns
+ * GSHMEM_ERR_CONFIG, and leaves *cfg unspecified. */
+int gshmemi_config_load(gshmemi_config_t *cfg);
+/* Print every setting: name, current value, default, help. */
+void gshmemi_config_print(const gshmemi_config_t *cfg, FILE *out);
+
+/* Parsers, exposed for tests. Return 0 or GSHMEM_ERR_CONFIG. */
+int gshmemi_parse_size(const char *s, size_t *out_p);
+int gshmemi_parse_bool(const char *s, int *out_p);
+int gshmemi_parse_int(const char *s, long *out_p);
+
+#endif /* GSHMEMI_CONFIG_H */

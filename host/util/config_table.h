@@ -1,0 +1,24 @@
+/* config_table.h: the one table of GSHMEM_* settings.
+ * GSHMEMI_CFG(type, NAME after GSHMEM_, struct field, default as a string,
+ * help). Types: size, bool, int, string. Included with GSHMEMI_CFG defined;
+ * no include guard on purpose. */
+GSHMEMI_CFG(size, SYMMETRIC_SIZE, symmetric_size, "256M",
+            "bytes of symmetric heap per PE (K/M/G suffixes)")
+GSHMEMI_CFG(string, DEBUG, debug, "WARN",
+            "log level: NONE, ERROR, WARN, INFO, DEBUG or TRACE")
+GSHMEMI_CFG(string, DEBUG_SUBSYS, debug_subsys, "ALL",
+            "comma list of INIT,HEAP,TRANSPORT,PROXY,AGG,BOOTSTRAP,COLL or ALL")
+GSHMEMI_CFG(string, BOOTSTRAP, bootstrap, "auto",
+            "auto, local (gshmemrun), mpi, pmix or self (one PE)")
+GSHMEMI_CFG(string, TRANSPORTS, transports, "auto",
+            "comma list in order of preference: p2p, shm, ofi; auto = p2p,shm,ofi")
+GSHMEMI_CFG(bool, DISABLE_P2P, disable_p2p, "0",
+            "do not use load/store peer mappings (GPU P2P) even where possible")
+GSHMEMI_CFG(string, OFI_PROVIDER, ofi_provider, "",
+            "libfabric provider, e.g. shm, tcp;ofi_rxm, verbs;ofi_rxm (empty: first that fits)")
+GSHMEMI_CFG(int, TIMEOUT, timeout, "60",
+            "seconds a bootstrap exchange may wait for a peer before the job is aborted")
+GSHMEMI_CFG(bool, INFO, info, "0", "print this table at init (PE 0)")
+GSHMEMI_CFG(bool, ENABLE_ERROR_CHECKS, enable_error_checks, "1",
+            "check arguments and collective consistency (malloc sizes across PEs)")
+GSHMEMI_CFG(string, HEAP, heap, "auto", "heap memory: auto, host or cuda")

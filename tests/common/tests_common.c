@@ -1,0 +1,128 @@
+/* tests_common.c: run a command with a time limit and capture its output. */
+#define _GNU_SOURCE
+#include "tests_common.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static char *expand_build(const char *cmd)
+{
+    size_t n = strlen(cmd), blen = strlen(GSHMEM_BUILD_DIR), cap = n + 1;
+    for (const char *p = cmd; (p = strstr(p, "%B")); p += 2)
+        cap += blen;
+    char *out = malloc(cap), *o = out;
+    for (const char *p = cmd; *p;) {
+        if (p[0] == '%' && p[1] == 'B') {
+            memcpy(o, GSHMEM_BUILD_DIR, blen);
+            o += blen;
+            p += 2;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+test_run_t test_run(const char *env, const char *cmd, int timeout_s)
+{
+    test_run_t r = {.status = -1, .seconds = 0, .output = NULL};
+    char *full_cmd = expand_build(cmd);
+    size_t len = strlen(full_cmd) + (env ? strlen(env) : 0) + 32;
+    char *line = malloc(len);
+    snprintf(line, len, "%s%s exec %s", env ? env : "", env ? " " : "", full_cmd);
+    free(full_cmd);
+
+    int fds[2];
+    if (pipe(fds) != 0) {
+        free(line);
+        return r;
+    }
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t cap = 4096, used = 0;
+    char *buf = malloc(cap);
+    int killed = 0;
+    for (;;) {
+        double left = timeout_s - (now_s() - t0);
+        if (left <= 0 && !killed) {
+            kill(-pid, SIGKILL);
+            killed = 1;
+        }
+        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+        int pr = poll(&pfd, 1, killed ? 1000 : (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0)
+            continue;
+        if (used + 1024 > cap)
+            buf = realloc(buf, cap *= 2);
+        ssize_t got = read(fds[0], buf + used, cap - used - 1);
+        if (got <= 0)
+            break;
+        used += (size_t)got;
+    }
+    close(fds[0]);
+    buf[used] = '\0';
+    int st = 0;
+    waitpid(pid, &st, 0);
+    kill(-pid, SIGKILL);   /* any straggler of the group */
+    r.seconds = now_s() - t0;
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (killed)
+        r.status = 124;
+    r.output = buf;
+    free(line);
+    return r;
+}
+
+void test_run_free(test_run_t *r)
+{
+    free(r->output);
+    r->output = NULL;
+}
+
+const char *test_tp_env(const char *tp)
+{
+    if (strcmp(tp, "shm") == 0)
+        return "GSHMEM_TRANSPORTS=shm";
+    if (strcmp(tp, "ofi-shm") == 0)
+        return "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER=shm";
+    if (strcmp(tp, "ofi-tcp") == 0)
+        return "GSHMEM_TRANSPORTS=ofi 'GSHMEM_OFI_PROVIDER=tcp;ofi_rxm' FI_TCP_IFACE=lo "
+               "FI_SOCKETS_IFACE=lo";
+    return "";
+}
+
+test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *args,
+                        int timeout_s)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
+             n, timeout_s, prog, args ? args : "");
+    return test_run(test_tp_env(tp), cmd, timeout_s + 10);
+}
