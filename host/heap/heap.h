@@ -42,6 +42,9 @@ typedef struct gshmemi_heap {
 /* Create/destroy the region of the given kind. CUDA: NO_DEVICE when not
  * built in or no GPU, with the reason logged. */
 int gshmemi_heap_create(gshmemi_heap_t *h, gshmemi_heap_kind_t kind, size_t size);
+/* 1 when a heap of this kind can be created here (CUDA: built in and at
+ * least one device visible), else 0; logs nothing. For GSHMEM_HEAP=auto. */
+int gshmemi_heap_kind_available(gshmemi_heap_kind_t kind);
 void gshmemi_heap_destroy(gshmemi_heap_t *h);
 
 static inline int gshmemi_heap_contains(const gshmemi_heap_t *h, const void *p, size_t n)
