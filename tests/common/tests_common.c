@@ -19,15 +19,24 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The build directory: GSHMEM_TEST_BUILD_DIR when set (a build carried to
+ * another machine), else the one CMake configured. */
+static const char *build_dir(void)
+{
+    const char *d = getenv("GSHMEM_TEST_BUILD_DIR");
+    return d && *d ? d : GSHMEM_BUILD_DIR;
+}
+
 static char *expand_build(const char *cmd)
 {
-    size_t n = strlen(cmd), blen = strlen(GSHMEM_BUILD_DIR), cap = n + 1;
+    const char *bdir = build_dir();
+    size_t n = strlen(cmd), blen = strlen(bdir), cap = n + 1;
     for (const char *p = cmd; (p = strstr(p, "%B")); p += 2)
         cap += blen;
     char *out = malloc(cap), *o = out;
     for (const char *p = cmd; *p;) {
         if (p[0] == '%' && p[1] == 'B') {
-            memcpy(o, GSHMEM_BUILD_DIR, blen);
+            memcpy(o, bdir, blen);
             o += blen;
             p += 2;
         } else {

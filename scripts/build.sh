@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures and builds gshmem into build/ (or $1). The CUDA parts are built
+# when nvcc is found (CUDA at /usr/local/cuda is picked up automatically).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build}
+shift || true
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.cmake.log" 2>&1 ||
+  { cat "$dir.cmake.log"; exit 1; }
+cmake --build "$dir" -j "$(nproc)"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what gshmem needs to build and test on Debian 12 / Ubuntu,
+# skipping apt entirely when everything is already there.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libfabric-dev libfabric-bin libhwloc-dev
+      libcriterion-dev libopenmpi-dev openmpi-bin libpmix-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
