@@ -1,0 +1,165 @@
+/* test_boot.c: the bootstraps under gshmemrun and mpirun, through the PE
+ * program pe_boot (which opens the bootstrap directly): exchanges with
+ * checked values, node map and directory, and the failure cases (a PE dies,
+ * aborts, leaves without finalize, never arrives). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests_common.h"
+
+static test_run_t run_boot(const char *env, int n, const char *mode, int timeout)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/pe_boot %s", n,
+             timeout, mode);
+    return test_run(env, cmd, timeout + 15);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void check_ok(int n, const char *mode, const char *want_line)
+{
+    char env[64];
+    snprintf(env, sizeof env, "PE_BOOT_N=%d PE_BOOT_EXPECT=local", n);
+    test_run_t r = run_boot(env, n, mode, 60);
+    cr_assert_eq(r.status, 0, "-n %d %s: status %d, output:\n%s", n, mode, r.status, r.output);
+    cr_assert_eq(count_of(r.output, want_line), n, "-n %d: expected %d \"%s\":\n%s", n, n,
+                 want_line, r.output);
+    test_run_free(&r);
+}
+
+Test(boot, local_n2) { check_ok(2, "normal", "OK (bootstrap local, 1 cycle(s))"); }
+Test(boot, local_n4) { check_ok(4, "normal", "OK (bootstrap local, 1 cycle(s))"); }
+Test(boot, local_n1) { check_ok(1, "normal", "OK (bootstrap local, 1 cycle(s))"); }
+Test(boot, local_reinit_n3) { check_ok(3, "reinit", "OK (bootstrap local, 3 cycle(s))"); }
+
+Test(boot, self_without_launcher)
+{
+    test_run_t r = test_run("PE_BOOT_N=1 PE_BOOT_EXPECT=self GSHMEMRUN_SOCKET= ",
+                            "%B/tests/pe/pe_boot reinit", 30);
+    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.output);
+    cr_assert(strstr(r.output, "OK (bootstrap self, 3 cycle(s))"), "output:\n%s", r.output);
+    test_run_free(&r);
+}
+
+/* A failing PE: gshmemrun names it and the cause, ends the others long
+ * before the 60 s job limit, and returns the failing status. */
+static void check_fail(int n, const char *env, const char *mode, int want_status,
+                       const char *want1, const char *want2)
+{
+    test_run_t r = run_boot(env, n, mode, 60);
+    cr_assert_eq(r.status, want_status, "-n %d %s: status %d, output:\n%s", n, mode, r.status,
+                 r.output);
+    cr_assert(strstr(r.output, want1), "-n %d %s: missing \"%s\" in:\n%s", n, mode, want1,
+              r.output);
+    cr_assert(!want2 || strstr(r.output, want2), "-n %d %s: missing \"%s\" in:\n%s", n, mode,
+              want2, r.output);
+    cr_assert_lt(r.seconds, 10.0, "-n %d %s: took %.1f s", n, mode, r.seconds);
+    test_run_free(&r);
+}
+
+Test(boot, die_n2) { check_fail(2, NULL, "die", 3, "gshmemrun: PE 1 (pid ", "exited with status 3"); }
+Test(boot, die_n4) { check_fail(4, NULL, "die", 3, "gshmemrun: PE 1 (pid ", "exited with status 3"); }
+Test(boot, kill_n2)
+{
+    check_fail(2, NULL, "kill", 137, "gshmemrun: PE 1 (pid ", "was killed by signal 9");
+}
+Test(boot, kill_n4)
+{
+    check_fail(4, NULL, "kill", 137, "gshmemrun: PE 1 (pid ", "was killed by signal 9");
+}
+Test(boot, abort_n4)
+{
+    check_fail(4, NULL, "abort", 7,
+               "gshmemrun: PE 2 aborted the job (status 7): pe_boot test abort", NULL);
+}
+Test(boot, abort_n2)
+{
+    check_fail(2, NULL, "abort", 7,
+               "gshmemrun: PE 1 aborted the job (status 7): pe_boot test abort", NULL);
+}
+Test(boot, nofinalize_n2)
+{
+    check_fail(2, NULL, "nofinalize", 1, "gshmemrun: PE 1 (pid ", "without gshmem_finalize");
+}
+Test(boot, nofinalize_n4)
+{
+    check_fail(4, NULL, "nofinalize", 1, "gshmemrun: PE 1 (pid ", "without gshmem_finalize");
+}
+Test(boot, size_mismatch_n2)
+{
+    check_fail(2, NULL, "mismatch", 1, "bootstrap allgather size mismatch", NULL);
+}
+
+/* PE 1 never arrives: the others give up after GSHMEM_TIMEOUT=2 with
+ * GSHMEM_ERR_TIMEOUT (pe_boot exits 42), naming PE 1. */
+Test(boot, timeout_names_missing_pe)
+{
+    test_run_t r = run_boot("GSHMEM_TIMEOUT=2", 3, "timeout", 60);
+    cr_assert_eq(r.status, 42, "status %d, output:\n%s", r.status, r.output);
+    cr_assert(strstr(r.output, "GSHMEM_ERR_TIMEOUT") && strstr(r.output, "PEs not arrived: 1"),
+              "output:\n%s", r.output);
+    cr_assert(r.seconds > 1.5 && r.seconds < 8.0, "took %.1f s, expected about 2", r.seconds);
+    test_run_free(&r);
+}
+
+/* ---- under mpirun ---------------------------------------------------- */
+
+#define MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " \
+                "OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo"
+
+static void check_mpirun(const char *boot, const char *expect, const char *mode, int n,
+                         const char *want)
+{
+    if (GSHMEM_MPIEXEC[0] == '\0')
+        cr_skip_test("no mpiexec found at configure time");
+    char cmd[768];
+    snprintf(cmd, sizeof cmd,
+             "%s --allow-run-as-root --oversubscribe -np %d -x GSHMEM_BOOTSTRAP=%s "
+             "-x PE_BOOT_N=%d -x PE_BOOT_EXPECT=%s %%B/tests/pe/pe_boot %s",
+             GSHMEM_MPIEXEC, n, boot, n, expect, mode);
+    test_run_t r = test_run(MPI_ENV, cmd, 90);
+    cr_assert_eq(r.status, 0, "%s: status %d, output:\n%s", cmd, r.status, r.output);
+    cr_assert_eq(count_of(r.output, want), n, "expected %d \"%s\" in:\n%s", n, want, r.output);
+    test_run_free(&r);
+}
+
+Test(boot, mpi_under_mpirun)
+{
+#ifdef GSHMEM_HAVE_MPI
+    check_mpirun("mpi", "mpi", "normal", 4, "OK (bootstrap mpi, 1 cycle(s))");
+    check_mpirun("mpi", "mpi", "reinit", 2, "OK (bootstrap mpi, 3 cycle(s))");
+#else
+    cr_skip_test("gshmem was built without MPI (GSHMEM_ENABLE_MPI=OFF)");
+#endif
+}
+
+Test(boot, pmix_under_mpirun)
+{
+#ifdef GSHMEM_HAVE_PMIX
+    check_mpirun("pmix", "pmix", "normal", 4, "OK (bootstrap pmix, 1 cycle(s))");
+    check_mpirun("pmix", "pmix", "reinit", 2, "OK (bootstrap pmix, 3 cycle(s))");
+#else
+    cr_skip_test("gshmem was built without PMIx (GSHMEM_ENABLE_PMIX=OFF)");
+#endif
+}
+
+Test(boot, auto_under_mpirun)
+{
+#if defined(GSHMEM_HAVE_PMIX)
+    check_mpirun("auto", "pmix", "normal", 4, "OK (bootstrap pmix, 1 cycle(s))");
+#elif defined(GSHMEM_HAVE_MPI)
+    check_mpirun("auto", "mpi", "normal", 4, "OK (bootstrap mpi, 1 cycle(s))");
+#else
+    cr_skip_test("gshmem was built without MPI and PMIx");
+#endif
+}
