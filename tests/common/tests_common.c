@@ -122,7 +122,7 @@ const char *test_tp_env(const char *tp)
     if (strcmp(tp, "ofi-shm") == 0)
         return "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER=shm";
     if (strcmp(tp, "ofi-tcp") == 0)
-        return "GSHMEM_TRANSPORTS=ofi 'GSHMEM_OFI_PROVIDER=tcp;ofi_rxm' FI_TCP_IFACE=lo "
+        return "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=lo "
                "FI_SOCKETS_IFACE=lo";
     return "";
 }
