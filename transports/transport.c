@@ -2,11 +2,17 @@
 #include <string.h>
 
 #include "transports/transport.h"
+#ifdef GSHMEM_HAVE_CUDA
+#include "transports/p2p/p2p.h"
+#endif
 
 static const struct {
     const char *name;
     const gshmemi_transport_ops_t *ops;
 } gshmemi_transport_table[] = {
+#ifdef GSHMEM_HAVE_CUDA
+    {"p2p", &gshmemi_p2p_ops},
+#endif
     {"shm", &gshmemi_shm_ops},
     {"ofi", &gshmemi_ofi_ops},
 };
