@@ -1,0 +1,124 @@
+/* pe_bad: misuse of the host API, one case per mode (argv[1]). Each must
+ * end the job with a message that names the offending value, except
+ * "exhaustion" (NULL everywhere, the job goes on and exits 0) and
+ * "bad_env" (gshmem_init returns GSHMEM_ERR_CONFIG: this program then
+ * exits 3). test_bad.c checks the exit status and the messages.
+ *   before_init   gshmem_putmem before gshmem_init
+ *   pe_high       gshmem_putmem to PE n_pes
+ *   pe_neg        gshmem_getmem from PE -1
+ *   stack_dest    gshmem_putmem to a stack address (printed first)
+ *   free_stack    gshmem_free of a stack address (printed first)
+ *   mismatch      PE 0 mallocs 4096 bytes, the others 8192
+ *   bad_env       run with GSHMEM_SYMMETRIC_SIZE=12Q
+ *   exhaustion    run with GSHMEM_SYMMETRIC_SIZE=1M: malloc of 2 MiB
+ *   bad_cmp       gshmem_int32_wait_until with cmp 42
+ *   bad_sig_op    gshmem_putmem_signal with sig_op 9
+ *   global_exit   the last PE calls gshmem_global_exit(7) while the others
+ *                 wait in a barrier: the job ends with status 7
+ *   init_retry    the first gshmem_init fails under the driver's settings
+ *                 (status printed); then, with GSHMEM_TRANSPORTS=shm and
+ *                 GSHMEM_HEAP=host, init must work (nothing was left
+ *                 half-initialized): a ring of puts is checked; exits 0 */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gshmem.h"
+#include "pe_check.h"
+
+static int init_retry(void)
+{
+    int rc = gshmem_init();
+    printf("pe_bad: first init returned %d (%s)\n", rc, gshmem_strerror(rc));
+    fflush(stdout);
+    PE_CHECK(rc != 0 && !gshmem_initialized(), "the first init should fail (rc %d)", rc);
+    setenv("GSHMEM_TRANSPORTS", "shm", 1);
+    setenv("GSHMEM_HEAP", "host", 1);
+    unsetenv("GSHMEM_OFI_PROVIDER");
+    PE_CHECK_INIT();
+    int me = gshmem_my_pe(), npes = gshmem_n_pes();
+    int *x = gshmem_calloc(1, sizeof(int));
+    PE_CHECK(x != NULL, "allocation after the retry");
+    gshmem_int32_p(x, me + 1000, (me + 1) % npes);
+    gshmem_barrier_all();
+    PE_CHECK(*x == (me + npes - 1) % npes + 1000, "put after the retry gave %d", *x);
+    printf("pe_bad: PE %d: retry OK\n", me);
+    gshmem_free(x);
+    gshmem_finalize();
+    return 0;
+}
+
+static int run(const char *mode)
+{
+    char stack_buf[64] = {0};
+    int64_t v = 1;
+
+    if (strcmp(mode, "before_init") == 0) {
+        gshmem_putmem(stack_buf, &v, sizeof v, 0);
+        return 0;   /* not reached */
+    }
+    if (strcmp(mode, "bad_env") == 0) {
+        int rc = gshmem_init();
+        printf("pe_bad: gshmem_init returned %d (%s)\n", rc, gshmem_strerror(rc));
+        fflush(stdout);
+        if (rc == 0)
+            gshmem_finalize();
+        return rc == GSHMEM_ERR_CONFIG ? 3 : 0;
+    }
+    if (strcmp(mode, "init_retry") == 0)
+        return init_retry();
+    PE_CHECK_INIT();
+    int me = gshmem_my_pe(), npes = gshmem_n_pes();
+    int64_t *x = gshmem_calloc(8, sizeof(int64_t));
+    PE_CHECK(x != NULL, "allocation");
+
+    if (strcmp(mode, "pe_high") == 0) {
+        gshmem_putmem(x, &v, sizeof v, npes);
+    } else if (strcmp(mode, "pe_neg") == 0) {
+        gshmem_getmem(&v, x, sizeof v, -1);
+    } else if (strcmp(mode, "stack_dest") == 0) {
+        printf("pe_bad: PE %d: dest=%p\n", me, (void *)stack_buf);
+        fflush(stdout);
+        gshmem_putmem(stack_buf, &v, sizeof v, (me + 1) % npes);
+    } else if (strcmp(mode, "free_stack") == 0) {
+        printf("pe_bad: PE %d: ptr=%p\n", me, (void *)stack_buf);
+        fflush(stdout);
+        gshmem_free(stack_buf);
+    } else if (strcmp(mode, "mismatch") == 0) {
+        void *p = gshmem_malloc(me == 0 ? 4096 : 8192);
+        printf("pe_bad: PE %d: mismatched malloc returned %p\n", me, p);
+    } else if (strcmp(mode, "exhaustion") == 0) {
+        void *p = gshmem_malloc((size_t)2 << 20);
+        PE_CHECK(p == NULL, "malloc of 2 MiB in a 1 MiB heap is %p", p);
+        printf("pe_bad: PE %d: exhaustion: NULL\n", me);
+        void *q = gshmem_malloc(1024);
+        PE_CHECK(q != NULL, "malloc(1024) after the failed one is NULL");
+        gshmem_free(q);
+        gshmem_finalize();
+        return 0;
+    } else if (strcmp(mode, "global_exit") == 0) {
+        if (me == npes - 1)
+            gshmem_global_exit(7);
+        gshmem_barrier_all();
+    } else if (strcmp(mode, "bad_cmp") == 0) {
+        gshmem_int32_wait_until((int32_t *)x, 42, 0);
+    } else if (strcmp(mode, "bad_sig_op") == 0) {
+        gshmem_putmem_signal(x + 1, &v, sizeof v, (uint64_t *)x, 1, 9, (me + 1) % npes);
+    } else {
+        fprintf(stderr, "pe_bad: unknown mode '%s'\n", mode);
+        return 2;
+    }
+    printf("pe_bad: PE %d: mode %s was not stopped\n", me, mode);
+    gshmem_finalize();
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: pe_bad MODE\n");
+        return 2;
+    }
+    return run(argv[1]);
+}
