@@ -1,0 +1,345 @@
+/* ofi.c: the ofi transport's ops table, init and finalize. One libfabric RDM
+ * endpoint per PE, the whole heap registered once, endpoint names, MR keys
+ * and heap bases exchanged through the bootstrap, every PE (this one too)
+ * in an FI_AV_TABLE at its PE index. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofi.h"
+
+/* What each PE publishes at init (fixed size for the allgather). */
+typedef struct ofi_card {
+    int32_t status;              /* 0, or this PE's local setup error */
+    uint32_t addr_len;
+    uint64_t base, key;
+    char prov[64];
+    unsigned char addr[OFI_ADDR_MAX];
+} ofi_card_t;
+
+static int ofi_open_objects(ofi_state_t *s)
+{
+    const char *what = "fi_fabric";
+    int rc = fi_fabric(s->info->fabric_attr, &s->fabric, NULL);
+    if (rc == 0 && (what = "fi_domain"))
+        rc = fi_domain(s->fabric, s->info, &s->domain, NULL);
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE,
+                                 .size = OFI_ARENA_OPS + 64};
+    if (rc == 0 && (what = "fi_cq_open"))
+        rc = fi_cq_open(s->domain, &cq_attr, &s->cq, NULL);
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)s->n_pes};
+    if (rc == 0 && (what = "fi_av_open"))
+        rc = fi_av_open(s->domain, &av_attr, &s->av, NULL);
+    if (rc == 0 && (what = "fi_endpoint"))
+        rc = fi_endpoint(s->domain, s->info, &s->ep, NULL);
+    if (rc == 0 && (what = "fi_ep_bind(av)"))
+        rc = fi_ep_bind(s->ep, &s->av->fid, 0);
+    if (rc == 0 && (what = "fi_ep_bind(cq)"))
+        rc = fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV);
+    if (rc == 0 && (what = "fi_enable"))
+        rc = fi_enable(s->ep);
+    if (rc != 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: %s failed with provider '%s': %s", what, s->prov_name,
+                      fi_strerror(-rc));
+        return GSHMEM_ERR_TRANSPORT;
+    }
+    return 0;
+}
+
+/* The heap MR, the op arena and the bounce slots (all registered). */
+static int ofi_register_memory(ofi_state_t *s)
+{
+    GSHMEMI_CHECK(ofi_mr_register(s, s->heap->base, s->heap->size,
+                                  FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
+                                  &s->heap_mr, &s->heap_desc));
+    size_t arena_len = sizeof(ofi_op_t) * OFI_ARENA_OPS;
+    size_t bounce_len = (size_t)OFI_BOUNCE_SLOTS * OFI_BOUNCE_SIZE;
+    if (posix_memalign((void **)&s->arena, 4096, arena_len) != 0 ||
+        posix_memalign((void **)&s->bounce, 4096, bounce_len) != 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: cannot allocate %zu + %zu bytes of op arena and "
+                      "bounce buffers", arena_len, bounce_len);
+        return GSHMEM_ERR_NOMEM;
+    }
+    memset(s->arena, 0, arena_len);
+    memset(s->bounce, 0, bounce_len);
+    for (int i = OFI_ARENA_OPS - 1; i >= 0; i--) {
+        s->arena[i].next_free = s->free_ops;
+        s->free_ops = &s->arena[i];
+    }
+    s->bounce_free = OFI_BOUNCE_SLOTS >= 64 ? ~0ull : (1ull << OFI_BOUNCE_SLOTS) - 1;
+    GSHMEMI_CHECK(ofi_mr_register(s, s->arena, arena_len, FI_READ | FI_WRITE, &s->arena_mr,
+                                  &s->arena_desc));
+    GSHMEMI_CHECK(ofi_mr_register(s, s->bounce, bounce_len, FI_READ | FI_WRITE,
+                                  &s->bounce_mr, &s->bounce_desc));
+    return 0;
+}
+
+static int ofi_local_setup(ofi_state_t *s, const gshmemi_tp_env_t *env, ofi_card_t *me)
+{
+    GSHMEMI_CHECK(ofi_info_select(s, env));
+    GSHMEMI_CHECK(ofi_open_objects(s));
+    GSHMEMI_CHECK(ofi_info_check_atomics(s));
+    GSHMEMI_CHECK(ofi_register_memory(s));
+    size_t len = sizeof me->addr;
+    int rc = fi_getname(&s->ep->fid, me->addr, &len);
+    if (rc != 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: fi_getname failed (%zu bytes of room, provider '%s'): "
+                      "%s", sizeof me->addr, s->prov_name, fi_strerror(-rc));
+        return GSHMEM_ERR_TRANSPORT;
+    }
+    me->addr_len = (uint32_t)len;
+    me->base = (uint64_t)(uintptr_t)s->heap->base;
+    me->key = fi_mr_key(s->heap_mr);
+    snprintf(me->prov, sizeof me->prov, "%s", s->prov_name);
+    return 0;
+}
+
+/* After the allgather: every PE set up, the same provider, AV filled. */
+static int ofi_connect(ofi_state_t *s, const ofi_card_t *cards)
+{
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if (cards[pe].status != 0) {
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi: PE %d could not set up the ofi transport (status "
+                          "%d); see its log", pe, (int)cards[pe].status);
+            return GSHMEM_ERR_TRANSPORT;
+        }
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if (strcmp(cards[pe].prov, s->prov_name) != 0) {
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi: PE %d uses provider '%s' but PE %d uses '%s'; all "
+                          "PEs must use the same one (set GSHMEM_OFI_PROVIDER)", pe,
+                          cards[pe].prov, s->my_pe, s->prov_name);
+            return GSHMEM_ERR_MISMATCH;
+        }
+    size_t n = (size_t)(unsigned)s->n_pes;
+    s->peers = calloc(n, sizeof *s->peers);
+    s->fence_pending = calloc(n, 1);
+    s->dirty = calloc(n, 1);
+    if (!s->peers || !s->fence_pending || !s->dirty) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: out of memory for %d peers", s->n_pes);
+        return GSHMEM_ERR_NOMEM;
+    }
+    for (int pe = 0; pe < s->n_pes; pe++) {
+        fi_addr_t a = FI_ADDR_NOTAVAIL;
+        int rc = fi_av_insert(s->av, cards[pe].addr, 1, &a, 0, NULL);
+        if (rc != 1) {
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi: inserting PE %d's address (%u bytes) into the AV "
+                          "failed: %s", pe, cards[pe].addr_len,
+                          fi_strerror(rc < 0 ? -rc : FI_EINVAL));
+            return GSHMEM_ERR_TRANSPORT;
+        }
+        s->peers[pe] = (ofi_peer_t){.addr = a, .key = cards[pe].key, .base = cards[pe].base};
+    }
+    return 0;
+}
+
+static void ofi_close_fid(struct fid *f, const char *what, int *rc_p)
+{
+    if (!f)
+        return;
+    int rc = fi_close(f);
+    if (rc != 0 && *rc_p == 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: closing %s failed: %s", what, fi_strerror(-rc));
+        *rc_p = GSHMEM_ERR_TRANSPORT;
+    }
+}
+
+static int ofi_close_all(ofi_state_t *s)
+{
+    int rc = 0;
+    ofi_progress_stop(s);
+    for (ofi_reg_t *r = s->regs, *next; r; r = next) {
+        next = r->next;
+        ofi_close_fid(&r->mr->fid, "a registration", &rc);
+        free(r);
+    }
+    ofi_close_fid(s->bounce_mr ? &s->bounce_mr->fid : NULL, "the bounce MR", &rc);
+    ofi_close_fid(s->arena_mr ? &s->arena_mr->fid : NULL, "the op arena MR", &rc);
+    ofi_close_fid(s->heap_mr ? &s->heap_mr->fid : NULL, "the heap MR", &rc);
+    ofi_close_fid(s->ep ? &s->ep->fid : NULL, "the endpoint", &rc);
+    ofi_close_fid(s->av ? &s->av->fid : NULL, "the AV", &rc);
+    ofi_close_fid(s->cq ? &s->cq->fid : NULL, "the CQ", &rc);
+    ofi_close_fid(s->domain ? &s->domain->fid : NULL, "the domain", &rc);
+    ofi_close_fid(s->fabric ? &s->fabric->fid : NULL, "the fabric", &rc);
+    if (s->info)
+        fi_freeinfo(s->info);
+    free(s->arena);
+    free(s->bounce);
+    free(s->peers);
+    free(s->fence_pending);
+    free(s->dirty);
+    free(s->own_reach);
+    pthread_mutex_destroy(&s->free_lock);
+    pthread_mutex_destroy(&s->reg_lock);
+    free(s);
+    return rc;
+}
+
+static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
+{
+    if (env->n_pes <= 0 || env->my_pe < 0 || env->my_pe >= env->n_pes) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: PE %d of %d is not a valid PE", env->my_pe, env->n_pes);
+        return GSHMEM_ERR_INVALID_PE;
+    }
+    ofi_state_t *s = calloc(1, sizeof *s);
+    ofi_card_t *cards = calloc((size_t)env->n_pes, sizeof *cards);
+    ofi_card_t me;
+    if (!s || !cards) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: out of memory at init (%d PEs)", env->n_pes);
+        free(s);
+        free(cards);
+        return GSHMEM_ERR_NOMEM;
+    }
+    s->my_pe = env->my_pe;
+    s->n_pes = env->n_pes;
+    s->boot = env->boot;
+    s->heap = env->heap;
+    pthread_mutex_init(&s->free_lock, NULL);
+    pthread_mutex_init(&s->reg_lock, NULL);
+    memset(&me, 0, sizeof me);
+    /* Local failures still join the exchange, so no peer is left waiting. */
+    me.status = ofi_local_setup(s, env, &me);
+    int rc = env->boot->ops->allgather(env->boot, &me, cards, sizeof me);
+    if (rc != 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: exchanging endpoint addresses through bootstrap '%s' "
+                      "failed (%d)", env->boot->ops->name, rc);
+        goto fail;
+    }
+    rc = me.status != 0 ? me.status : ofi_connect(s, cards);
+    if (rc == 0)
+        rc = ofi_progress_start(s);
+    if (rc != 0)
+        goto fail;
+    if (!tp->reach)
+        tp->reach = s->own_reach = calloc((size_t)s->n_pes, 1);
+    for (int pe = 0; pe < s->n_pes && tp->reach; pe++)
+        tp->reach[pe] = 1;
+    tp->hw_atomics = 0;
+    tp->priv = s;
+    GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: PE %d ready on '%s': fence %s, amo_nbi after fence %s, "
+                  "quiet %s, local buffers %s", s->my_pe, s->prov_name,
+                  s->has_fence ? "sets FI_FENCE on the next op per PE" : "waits for completions",
+                  s->has_fence ? "posted with FI_FENCE" : "waits for all outstanding ops first",
+                  s->has_dc ? "waits for delivery-complete" : "waits, then flushes with reads",
+                  s->mr_local ? "need descriptors (bounce outside heap/registrations)"
+                              : "used as is");
+    free(cards);
+    return 0;
+fail:
+    free(cards);
+    tp->priv = NULL;
+    ofi_close_all(s);
+    return rc;
+}
+
+static int ofi_finalize(gshmemi_transport_t *tp)
+{
+    ofi_state_t *s = ofi_state(tp);
+    if (!s)
+        return 0;
+    int rc = ofi_quiet(s);
+    /* Nobody closes while a peer may still target it. */
+    int brc = s->boot->ops->barrier(s->boot);
+    if (brc != 0 && rc == 0)
+        rc = brc;
+    if (tp->reach == s->own_reach)
+        tp->reach = NULL;
+    int crc = ofi_close_all(s);
+    tp->priv = NULL;
+    return rc ? rc : crc;
+}
+
+static int ofi_fence(gshmemi_transport_t *tp)
+{
+    ofi_state_t *s = ofi_state(tp);
+    if (!s->has_fence)
+        return ofi_quiet(s);
+    for (int pe = 0; pe < s->n_pes; pe++)
+        __atomic_store_n(&s->fence_pending[pe], 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+static int ofi_quiet_op(gshmemi_transport_t *tp)
+{
+    return ofi_quiet(ofi_state(tp));
+}
+
+static void *ofi_ptr(gshmemi_transport_t *tp, int pe, uint64_t off)
+{
+    (void)tp, (void)pe, (void)off;
+    return NULL;
+}
+
+static int ofi_progress_op(gshmemi_transport_t *tp)
+{
+    int n = ofi_progress_once(ofi_state(tp));
+    return n < 0 ? n : 0;
+}
+
+static int ofi_mem_register(gshmemi_transport_t *tp, void *addr, size_t len)
+{
+    ofi_state_t *s = ofi_state(tp);
+    ofi_reg_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: out of memory registering [%p, +%zu)", addr, len);
+        return GSHMEM_ERR_NOMEM;
+    }
+    void *desc;
+    int rc = ofi_mr_register(s, addr, len, FI_READ | FI_WRITE, &r->mr, &desc);
+    if (rc != 0) {
+        free(r);
+        return rc;
+    }
+    r->addr = addr;
+    r->len = len;
+    pthread_mutex_lock(&s->reg_lock);
+    r->next = s->regs;
+    s->regs = r;
+    pthread_mutex_unlock(&s->reg_lock);
+    return 0;
+}
+
+static int ofi_mem_unregister(gshmemi_transport_t *tp, void *addr)
+{
+    ofi_state_t *s = ofi_state(tp);
+    ofi_reg_t *found = NULL;
+    pthread_mutex_lock(&s->reg_lock);
+    for (ofi_reg_t **pp = &s->regs; *pp; pp = &(*pp)->next)
+        if ((*pp)->addr == addr) {
+            found = *pp;
+            *pp = found->next;
+            break;
+        }
+    pthread_mutex_unlock(&s->reg_lock);
+    if (!found) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: %p is not a registered address", addr);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    /* Ops still using it must finish before the MR goes. */
+    int rc = ofi_quiet(s);
+    int crc = fi_close(&found->mr->fid);
+    if (crc != 0 && rc == 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: closing the registration of %p failed: %s", addr,
+                      fi_strerror(-crc));
+        rc = GSHMEM_ERR_TRANSPORT;
+    }
+    free(found);
+    return rc;
+}
+
+const gshmemi_transport_ops_t gshmemi_ofi_ops = {
+    .size = sizeof(gshmemi_transport_ops_t),
+    .name = "ofi",
+    .init = ofi_init,
+    .finalize = ofi_finalize,
+    .put = ofi_rma_put,
+    .get = ofi_rma_get,
+    .amo = ofi_amo,
+    .amo_nbi = ofi_amo_nbi,
+    .fence = ofi_fence,
+    .quiet = ofi_quiet_op,
+    .ptr = ofi_ptr,
+    .progress = ofi_progress_op,
+    .mem_register = ofi_mem_register,
+    .mem_unregister = ofi_mem_unregister,
+};

@@ -1,0 +1,234 @@
+/* ofi_info.c: provider selection (fi_getinfo), the mr_mode the provider
+ * needs, memory registration honouring it, and the atomic support check. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofi.h"
+
+#define OFI_MR_MODES (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_LOCAL | \
+                      FI_MR_ENDPOINT)
+
+static struct fi_info *ofi_hints_make(const gshmemi_tp_env_t *env, uint64_t caps,
+                                      uint64_t op_flags)
+{
+    struct fi_info *h = fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->caps = caps;
+    h->mode = FI_CONTEXT | FI_CONTEXT2;
+    h->ep_attr->type = FI_EP_RDM;
+    h->domain_attr->mr_mode = OFI_MR_MODES;
+    if (env->heap->kind == GSHMEMI_HEAP_CUDA)
+        h->domain_attr->mr_mode |= FI_MR_HMEM;
+    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->domain_attr->av_type = FI_AV_TABLE;
+    h->tx_attr->op_flags = op_flags;
+    if (env->cfg->ofi_provider[0])
+        h->fabric_attr->prov_name = strdup(env->cfg->ofi_provider);
+    return h;
+}
+
+/* 0 and *info_p when some provider fits caps/op_flags; else the fi error. */
+static int ofi_try(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op_flags,
+                   struct fi_info **info_p)
+{
+    struct fi_info *h = ofi_hints_make(env, caps, op_flags), *info = NULL;
+    if (!h)
+        return -FI_ENOMEM;
+    int rc = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &info);
+    fi_freeinfo(h);
+    if (rc == 0)
+        *info_p = info;
+    return rc;
+}
+
+/* Names of every provider libfabric offers, for the error message. */
+static void ofi_list_providers(char *out, size_t len)
+{
+    struct fi_info *all = NULL;
+    out[0] = '\0';
+    if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, NULL, &all) != 0)
+        return;
+    for (struct fi_info *i = all; i; i = i->next) {
+        const char *p = i->fabric_attr->prov_name;
+        if (strstr(out, p))
+            continue;
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s", used ? ", " : "", p);
+    }
+    fi_freeinfo(all);
+}
+
+/* Explain why no provider fit: unknown name, or which capability is missing. */
+static void ofi_diagnose(const gshmemi_tp_env_t *env, uint64_t caps)
+{
+    const char *want = env->cfg->ofi_provider[0] ? env->cfg->ofi_provider : "(any)";
+    struct fi_info *h = fi_allocinfo(), *info = NULL;
+    if (env->cfg->ofi_provider[0])
+        h->fabric_attr->prov_name = strdup(env->cfg->ofi_provider);
+    int rc = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &info);
+    fi_freeinfo(h);
+    fi_freeinfo(info);
+    if (rc != 0) {
+        char names[512];
+        ofi_list_providers(names, sizeof names);
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: libfabric provider '%s' not found (GSHMEM_OFI_PROVIDER); "
+                      "available: %s", want, names[0] ? names : "none");
+        return;
+    }
+    static const struct { uint64_t cap; const char *name; } list[] = {
+        {FI_RMA, "FI_RMA"}, {FI_ATOMIC, "FI_ATOMIC"}, {FI_HMEM, "FI_HMEM"}};
+    char missing[128] = "";
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
+        if (!(caps & list[i].cap))
+            continue;
+        info = NULL;
+        if (ofi_try(env, list[i].cap, 0, &info) == 0) {
+            fi_freeinfo(info);
+            continue;
+        }
+        size_t used = strlen(missing);
+        snprintf(missing + used, sizeof missing - used, "%s%s", used ? "|" : "", list[i].name);
+    }
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: provider '%s' offers no FI_EP_RDM endpoint with the needed "
+                  "caps; missing: %s (mr_mode asked: VIRT_ADDR|ALLOCATED|PROV_KEY|LOCAL|"
+                  "ENDPOINT, threading FI_THREAD_SAFE)%s", want,
+                  missing[0] ? missing : "none alone, only their combination",
+                  (caps & FI_HMEM) ? "; the heap is in GPU memory and needs FI_HMEM: staging "
+                  "through host bounce buffers is not implemented yet (future work)" : "");
+}
+
+static void ofi_info_record(ofi_state_t *s, struct fi_info *info, uint64_t op_flags)
+{
+    uint64_t mr = info->domain_attr->mr_mode;
+    s->info = info;
+    snprintf(s->prov_name, sizeof s->prov_name, "%s", info->fabric_attr->prov_name);
+    s->mr_local = !!(mr & FI_MR_LOCAL);
+    s->mr_virt = !!(mr & FI_MR_VIRT_ADDR);
+    s->mr_prov_key = !!(mr & FI_MR_PROV_KEY);
+    s->mr_endpoint = !!(mr & FI_MR_ENDPOINT);
+    s->mr_hmem = !!(mr & FI_MR_HMEM);
+    s->has_dc = !!(op_flags & FI_DELIVERY_COMPLETE) &&
+                !!(info->tx_attr->op_flags & FI_DELIVERY_COMPLETE);
+    s->has_fence = !!(info->caps & FI_FENCE);
+    s->has_raw = !!(info->tx_attr->msg_order & (FI_ORDER_RAW | FI_ORDER_RMA_RAW));
+    s->max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
+    s->inject_size = info->tx_attr->inject_size;
+    s->next_key = 1;
+    /* libfabric 1.17 shm: a non-fetching atomic with FI_DELIVERY_COMPLETE
+     * corrupts the results of fetching atomics that other initiators (this
+     * PE included) run at the same target concurrently (seen as stale
+     * fetch_add results under contention). Set/add then go as fetching
+     * atomics with the result dropped: their completion still means
+     * "performed at the target", and no delivery-complete atomic is sent. */
+    s->amo_as_fetch = strcmp(s->prov_name, "shm") == 0;
+}
+
+int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
+{
+    uint64_t base = FI_RMA | FI_ATOMIC;
+    if (env->heap->kind == GSHMEMI_HEAP_CUDA)
+        base |= FI_HMEM;
+    /* Best first: FI_FENCE and delivery-complete, then without each. */
+    static const struct { uint64_t caps, flags; } tries[] = {
+        {FI_FENCE, FI_DELIVERY_COMPLETE}, {0, FI_DELIVERY_COMPLETE}, {FI_FENCE, 0}, {0, 0}};
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        struct fi_info *info = NULL;
+        if (ofi_try(env, base | tries[i].caps, tries[i].flags, &info) != 0)
+            continue;
+        ofi_info_record(s, info, tries[i].flags);
+        GSHMEMI_INFO(OFI_SUBSYS, "ofi: provider '%s' (fabric %s, domain %s), mr_mode 0x%x, "
+                     "fence %s, delivery-complete %s, max_msg %zu, inject %zu%s",
+                     s->prov_name, info->fabric_attr->name, info->domain_attr->name,
+                     (unsigned)info->domain_attr->mr_mode,
+                     s->has_fence ? "FI_FENCE" : "by waiting for completions",
+                     s->has_dc ? "yes" : (s->has_raw ? "no (quiet flushes with a read)"
+                                                     : "no (transmit-complete only)"),
+                     s->max_msg, s->inject_size,
+                     s->amo_as_fetch ? ", set/add sent as fetching atomics" : "");
+        if (!s->has_dc && !s->has_raw)
+            GSHMEMI_WARN(OFI_SUBSYS, "ofi: provider '%s' offers neither delivery-complete nor "
+                         "read-after-write order: quiet guarantees only transmit completion",
+                         s->prov_name);
+        return 0;
+    }
+    ofi_diagnose(env, base);
+    return GSHMEM_ERR_TRANSPORT;
+}
+
+int ofi_mr_register(ofi_state_t *s, void *addr, size_t len, uint64_t access,
+                    struct fid_mr **mr_p, void **desc_p)
+{
+    struct iovec iov = {.iov_base = addr, .iov_len = len};
+    struct fi_mr_attr attr = {.mr_iov = &iov, .iov_count = 1, .access = access,
+                              .iface = FI_HMEM_SYSTEM};
+    if (!s->mr_prov_key)
+        attr.requested_key = __atomic_fetch_add(&s->next_key, 1, __ATOMIC_RELAXED);
+    if (s->heap->kind == GSHMEMI_HEAP_CUDA && gshmemi_heap_contains(s->heap, addr, len)) {
+        attr.iface = FI_HMEM_CUDA;
+        attr.device.cuda = s->heap->cuda_device;
+    }
+    struct fid_mr *mr = NULL;
+    int rc = fi_mr_regattr(s->domain, &attr, 0, &mr);
+    if (rc == 0 && s->mr_endpoint) {
+        rc = fi_mr_bind(mr, &s->ep->fid, 0);
+        if (rc == 0)
+            rc = fi_mr_enable(mr);
+    }
+    if (rc != 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: registering [%p, +%zu) with provider '%s' failed: %s",
+                      addr, len, s->prov_name, fi_strerror(-rc));
+        if (mr)
+            fi_close(&mr->fid);
+        return GSHMEM_ERR_TRANSPORT;
+    }
+    *desc_p = fi_mr_desc(mr);
+    *mr_p = mr;
+    return 0;
+}
+
+static const char *ofi_op_name(enum fi_op op)
+{
+    switch (op) {
+    case FI_SUM: return "FI_SUM";
+    case FI_ATOMIC_WRITE: return "FI_ATOMIC_WRITE";
+    case FI_ATOMIC_READ: return "FI_ATOMIC_READ";
+    case FI_CSWAP: return "FI_CSWAP";
+    default: return "?";
+    }
+}
+
+static const char *ofi_type_name(enum fi_datatype dt)
+{
+    return dt == FI_INT32 ? "FI_INT32" : dt == FI_INT64 ? "FI_INT64" : "FI_UINT64";
+}
+
+int ofi_info_check_atomics(ofi_state_t *s)
+{
+    static const enum fi_datatype types[] = {FI_INT32, FI_INT64, FI_UINT64};
+    static const enum fi_op plain[] = {FI_SUM, FI_ATOMIC_WRITE};
+    static const enum fi_op fetch[] = {FI_SUM, FI_ATOMIC_WRITE, FI_ATOMIC_READ};
+    for (size_t t = 0; t < 3; t++) {
+        size_t count = 0;
+        for (size_t o = 0; o < 2; o++)
+            if (fi_atomicvalid(s->ep, types[t], plain[o], &count) != 0 || count < 1) {
+                GSHMEMI_ERROR(OFI_SUBSYS, "ofi: provider '%s' lacks atomic %s on %s",
+                              s->prov_name, ofi_op_name(plain[o]), ofi_type_name(types[t]));
+                return GSHMEM_ERR_TRANSPORT;
+            }
+        for (size_t o = 0; o < 3; o++)
+            if (fi_fetch_atomicvalid(s->ep, types[t], fetch[o], &count) != 0 || count < 1) {
+                GSHMEMI_ERROR(OFI_SUBSYS, "ofi: provider '%s' lacks fetching atomic %s on %s",
+                              s->prov_name, ofi_op_name(fetch[o]), ofi_type_name(types[t]));
+                return GSHMEM_ERR_TRANSPORT;
+            }
+        if (fi_compare_atomicvalid(s->ep, types[t], FI_CSWAP, &count) != 0 || count < 1) {
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi: provider '%s' lacks compare atomic FI_CSWAP on %s",
+                          s->prov_name, ofi_type_name(types[t]));
+            return GSHMEM_ERR_TRANSPORT;
+        }
+    }
+    return 0;
+}

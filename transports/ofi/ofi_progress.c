@@ -1,0 +1,199 @@
+/* ofi_progress.c: the completion queue, the op arena and bounce slots, waits
+ * on completion groups, and the progress thread. The progress thread reads
+ * the CQ all the time, which also drives the provider's target side for
+ * manual-progress providers (shm, tcp;ofi_rxm): a PE blocked in a socket
+ * barrier or computing still serves its peers' reads, writes and atomics. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "ofi.h"
+
+#define OFI_CQ_BATCH 16
+#define OFI_IDLE_NS 20000L
+
+static const char *ofi_kind_name(ofi_op_kind_t k)
+{
+    static const char *names[] = {"put", "get", "atomic", "fetching atomic", "flush read"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "op";
+}
+
+char *ofi_bounce_ptr(ofi_state_t *s, int slot)
+{
+    return s->bounce + (size_t)slot * OFI_BOUNCE_SIZE;
+}
+
+int ofi_bounce_get(ofi_state_t *s)
+{
+    for (;;) {
+        uint64_t m = __atomic_load_n(&s->bounce_free, __ATOMIC_ACQUIRE);
+        if (m == 0) {
+            ofi_progress_once(s);
+            sched_yield();
+            continue;
+        }
+        int slot = __builtin_ctzll(m);
+        if (__atomic_compare_exchange_n(&s->bounce_free, &m, m & ~(1ull << slot), 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return slot;
+    }
+}
+
+static void ofi_bounce_put(ofi_state_t *s, int slot)
+{
+    __atomic_fetch_or(&s->bounce_free, 1ull << slot, __ATOMIC_RELEASE);
+}
+
+ofi_op_t *ofi_op_get(ofi_state_t *s, ofi_sync_t *sync, ofi_op_kind_t kind, int pe,
+                     uint64_t off, size_t len)
+{
+    ofi_op_t *op;
+    for (;;) {
+        pthread_mutex_lock(&s->free_lock);
+        op = s->free_ops;
+        if (op)
+            s->free_ops = op->next_free;
+        pthread_mutex_unlock(&s->free_lock);
+        if (op)
+            break;
+        ofi_progress_once(s);   /* all ops in flight: complete some */
+        sched_yield();
+    }
+    memset(&op->ctx, 0, sizeof op->ctx);
+    op->next_free = NULL;
+    op->sync = sync;
+    op->kind = kind;
+    op->pe = pe;
+    op->off = off;
+    op->len = len;
+    op->bounce = -1;
+    op->copy_out = NULL;
+    op->copy_len = 0;
+    return op;
+}
+
+void ofi_op_put(ofi_state_t *s, ofi_op_t *op)
+{
+    pthread_mutex_lock(&s->free_lock);
+    op->next_free = s->free_ops;
+    s->free_ops = op;
+    pthread_mutex_unlock(&s->free_lock);
+}
+
+/* An op is done (err 0) or failed: copy results out, free it, then count it
+ * (the last step: a blocking caller may return and drop its sync at once). */
+static void ofi_op_complete(ofi_state_t *s, ofi_op_t *op, int err)
+{
+    ofi_sync_t *sync = op->sync;
+    if (!err && op->copy_out) {
+        const void *from = op->kind == OFI_OP_GET ? (const void *)ofi_bounce_ptr(s, op->bounce)
+                                                  : (const void *)&op->result;
+        memcpy(op->copy_out, from, op->copy_len);
+    }
+    if (op->bounce >= 0)
+        ofi_bounce_put(s, op->bounce);
+    ofi_op_put(s, op);
+    if (err) {
+        int zero = 0;
+        __atomic_compare_exchange_n(&sync->err, &zero, err, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+    }
+    __atomic_fetch_add(&sync->done, 1, __ATOMIC_RELEASE);
+}
+
+static void ofi_cq_error(ofi_state_t *s)
+{
+    struct fi_cq_err_entry e;
+    memset(&e, 0, sizeof e);
+    ssize_t rc = fi_cq_readerr(s->cq, &e, 0);
+    if (rc < 0) {
+        if (rc != -FI_EAGAIN)
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi: fi_cq_readerr failed: %s", fi_strerror((int)-rc));
+        return;
+    }
+    char pbuf[256];
+    const char *perr = fi_cq_strerror(s->cq, e.prov_errno, e.err_data, pbuf, sizeof pbuf);
+    ofi_op_t *op = e.op_context;
+    if (!op) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: completion error without context: %s (provider '%s': %s)",
+                      fi_strerror(e.err), s->prov_name, perr ? perr : "");
+        return;
+    }
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: %s to PE %d at heap offset %llu (+%zu bytes) failed: %s "
+                  "(provider '%s': %s)", ofi_kind_name(op->kind), op->pe,
+                  (unsigned long long)op->off, op->len, fi_strerror(e.err), s->prov_name,
+                  perr ? perr : "");
+    ofi_op_complete(s, op, GSHMEM_ERR_TRANSPORT);
+}
+
+int ofi_progress_once(ofi_state_t *s)
+{
+    struct fi_cq_entry ents[OFI_CQ_BATCH];
+    int total = 0;
+    for (;;) {
+        ssize_t n = fi_cq_read(s->cq, ents, OFI_CQ_BATCH);
+        if (n == -FI_EAGAIN)
+            return total;
+        if (n == -FI_EAVAIL) {
+            ofi_cq_error(s);
+            total++;
+            continue;
+        }
+        if (n < 0) {
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi: fi_cq_read failed: %s", fi_strerror((int)-n));
+            return GSHMEM_ERR_TRANSPORT;
+        }
+        for (ssize_t i = 0; i < n; i++)
+            ofi_op_complete(s, ents[i].op_context, 0);
+        total += (int)n;
+        if (n < OFI_CQ_BATCH)
+            return total;
+    }
+}
+
+int ofi_sync_wait(ofi_state_t *s, ofi_sync_t *sync)
+{
+    uint64_t want = __atomic_load_n(&sync->posted, __ATOMIC_ACQUIRE);
+    while (__atomic_load_n(&sync->done, __ATOMIC_ACQUIRE) < want) {
+        int n = ofi_progress_once(s);
+        if (n < 0)
+            return n;
+        if (n == 0)
+            sched_yield();
+    }
+    return __atomic_exchange_n(&sync->err, 0, __ATOMIC_ACQ_REL);
+}
+
+static void *ofi_progress_main(void *arg)
+{
+    ofi_state_t *s = arg;
+    struct timespec idle = {.tv_sec = 0, .tv_nsec = OFI_IDLE_NS};
+    while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+        if (ofi_progress_once(s) <= 0)
+            nanosleep(&idle, NULL);
+    }
+    return NULL;
+}
+
+int ofi_progress_start(ofi_state_t *s)
+{
+    __atomic_store_n(&s->stop, 0, __ATOMIC_RELEASE);
+    int rc = pthread_create(&s->thread, NULL, ofi_progress_main, s);
+    if (rc != 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: cannot start the progress thread: %s", strerror(rc));
+        return GSHMEM_ERR_SYSTEM;
+    }
+    s->thread_started = 1;
+    return 0;
+}
+
+void ofi_progress_stop(ofi_state_t *s)
+{
+    if (!s->thread_started)
+        return;
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+    pthread_join(s->thread, NULL);
+    s->thread_started = 0;
+}

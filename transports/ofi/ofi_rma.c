@@ -1,0 +1,192 @@
+/* ofi_rma.c: put, get, fence and quiet over fi_writemsg / fi_readmsg.
+ * Transfers split at the provider's max_msg_size (and at the bounce slot
+ * size when bouncing). Local buffers: the heap MR's descriptor inside the
+ * heap, a registration's for mem_register'd memory, NULL for providers
+ * without FI_MR_LOCAL; otherwise bounce through registered slots (gets copy
+ * out on completion). Small puts go with FI_INJECT (the source is reusable
+ * at once, the completion still counts for quiet). */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "ofi.h"
+
+int gshmemi_ofi_force_bounce = 0;
+
+uint64_t ofi_op_flags(ofi_state_t *s, int pe, int remote_write)
+{
+    uint64_t flags = FI_COMPLETION;
+    if (remote_write && s->has_dc)
+        flags |= FI_DELIVERY_COMPLETE;
+    if (remote_write && !s->has_dc)
+        s->dirty[pe] = 1;
+    if (s->has_fence && __atomic_exchange_n(&s->fence_pending[pe], 0, __ATOMIC_ACQ_REL))
+        flags |= FI_FENCE;
+    return flags;
+}
+
+int ofi_local_desc(ofi_state_t *s, const void *p, size_t n, void **desc_p)
+{
+    if (gshmemi_heap_contains(s->heap, p, n)) {
+        *desc_p = s->heap_desc;
+        return 1;
+    }
+    int found = 0;
+    pthread_mutex_lock(&s->reg_lock);
+    for (ofi_reg_t *r = s->regs; r; r = r->next) {
+        uintptr_t a = (uintptr_t)p, b = (uintptr_t)r->addr;
+        if (a >= b && a - b <= r->len && n <= r->len - (a - b)) {
+            *desc_p = fi_mr_desc(r->mr);
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->reg_lock);
+    if (found)
+        return 1;
+    if (!s->mr_local && !gshmemi_ofi_force_bounce) {
+        *desc_p = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+/* Post one write or read of len bytes between buf and pe's heap offset off.
+ * The op is counted in sync before posting; on failure it is uncounted. */
+static int ofi_rma_post(ofi_state_t *s, ofi_op_t *op, void *buf, void *desc, uint64_t flags)
+{
+    ofi_peer_t *peer = &s->peers[op->pe];
+    struct iovec iov = {.iov_base = buf, .iov_len = op->len};
+    struct fi_rma_iov rma = {.addr = ofi_raddr(peer, s->mr_virt, op->off), .len = op->len,
+                             .key = peer->key};
+    struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
+                             .addr = peer->addr, .rma_iov = &rma, .rma_iov_count = 1,
+                             .context = op};
+    ofi_sync_t *sync = op->sync;
+    __atomic_fetch_add(&sync->posted, 1, __ATOMIC_RELEASE);
+    ssize_t rc;
+    for (;;) {
+        rc = op->kind != OFI_OP_PUT ? fi_readmsg(s->ep, &msg, flags)
+                                    : fi_writemsg(s->ep, &msg, flags);
+        if (rc != -FI_EAGAIN)
+            break;
+        ofi_progress_once(s);
+    }
+    if (rc == 0)
+        return 0;
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: posting %s of %zu bytes to PE %d at heap offset %llu "
+                  "failed: %s", op->kind == OFI_OP_PUT ? "put" : "get", op->len, op->pe,
+                  (unsigned long long)op->off, fi_strerror((int)-rc));
+    if (op->bounce >= 0)
+        __atomic_fetch_or(&s->bounce_free, 1ull << op->bounce, __ATOMIC_RELEASE);
+    ofi_op_put(s, op);
+    __atomic_fetch_sub(&sync->posted, 1, __ATOMIC_RELEASE);
+    return GSHMEM_ERR_TRANSPORT;
+}
+
+static int ofi_put_chunk(ofi_state_t *s, ofi_sync_t *sync, int pe, uint64_t off,
+                         const char *src, size_t len, int usable, void *desc)
+{
+    ofi_op_t *op = ofi_op_get(s, sync, OFI_OP_PUT, pe, off, len);
+    uint64_t flags = ofi_op_flags(s, pe, 1);
+    if (len <= s->inject_size) {
+        flags |= FI_INJECT;   /* copied by the provider: no local descriptor needed */
+        return ofi_rma_post(s, op, (void *)src, usable ? desc : NULL, flags);
+    }
+    if (usable)
+        return ofi_rma_post(s, op, (void *)src, desc, flags);
+    op->bounce = ofi_bounce_get(s);
+    char *b = ofi_bounce_ptr(s, op->bounce);
+    memcpy(b, src, len);
+    return ofi_rma_post(s, op, b, s->bounce_desc, flags);
+}
+
+static int ofi_get_chunk(ofi_state_t *s, ofi_sync_t *sync, int pe, uint64_t off, char *dst,
+                         size_t len, int usable, void *desc)
+{
+    ofi_op_t *op = ofi_op_get(s, sync, OFI_OP_GET, pe, off, len);
+    uint64_t flags = ofi_op_flags(s, pe, 0);
+    if (usable)
+        return ofi_rma_post(s, op, dst, desc, flags);
+    op->bounce = ofi_bounce_get(s);
+    op->copy_out = dst;
+    op->copy_len = len;
+    return ofi_rma_post(s, op, ofi_bounce_ptr(s, op->bounce), s->bounce_desc, flags);
+}
+
+static size_t ofi_chunk_size(ofi_state_t *s, int usable)
+{
+    size_t c = s->max_msg;
+    if (!usable && c > OFI_BOUNCE_SIZE)
+        c = OFI_BOUNCE_SIZE;
+    return c;
+}
+
+int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                size_t n, int nbi)
+{
+    ofi_state_t *s = ofi_state(tp);
+    GSHMEMI_CHECK(ofi_check_pe(s, pe, "put"));
+    GSHMEMI_CHECK(ofi_check_range(s, dst_off, n, "put", pe));
+    ofi_sync_t local = {0};
+    ofi_sync_t *sync = nbi ? &s->nbi : &local;
+    void *desc = NULL;
+    int usable = ofi_local_desc(s, src, n, &desc);
+    size_t chunk = ofi_chunk_size(s, usable);
+    int rc = 0;
+    for (size_t done = 0; done < n && rc == 0; done += chunk) {
+        size_t len = n - done < chunk ? n - done : chunk;
+        rc = ofi_put_chunk(s, sync, pe, dst_off + done, (const char *)src + done, len, usable,
+                           desc);
+    }
+    if (nbi)
+        return rc;
+    int wrc = ofi_sync_wait(s, &local);
+    return rc ? rc : wrc;
+}
+
+int ofi_rma_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, size_t n,
+                int nbi)
+{
+    ofi_state_t *s = ofi_state(tp);
+    GSHMEMI_CHECK(ofi_check_pe(s, pe, "get"));
+    GSHMEMI_CHECK(ofi_check_range(s, src_off, n, "get", pe));
+    ofi_sync_t local = {0};
+    ofi_sync_t *sync = nbi ? &s->nbi : &local;
+    void *desc = NULL;
+    int usable = ofi_local_desc(s, dst, n, &desc);
+    size_t chunk = ofi_chunk_size(s, usable);
+    int rc = 0;
+    for (size_t done = 0; done < n && rc == 0; done += chunk) {
+        size_t len = n - done < chunk ? n - done : chunk;
+        rc = ofi_get_chunk(s, sync, pe, src_off + done, (char *)dst + done, len, usable, desc);
+    }
+    if (nbi)
+        return rc;
+    int wrc = ofi_sync_wait(s, &local);
+    return rc ? rc : wrc;
+}
+
+/* Without delivery-complete, a read after the writes to each written PE
+ * (read-after-write ordered) makes them visible before quiet returns. */
+static int ofi_flush(ofi_state_t *s)
+{
+    ofi_sync_t local = {0};
+    int rc = 0;
+    for (int pe = 0; pe < s->n_pes && rc == 0; pe++) {
+        if (!s->dirty[pe])
+            continue;
+        s->dirty[pe] = 0;
+        ofi_op_t *op = ofi_op_get(s, &local, OFI_OP_FLUSH, pe, 0, sizeof(uint64_t));
+        rc = ofi_rma_post(s, op, &op->result, s->arena_desc, ofi_op_flags(s, pe, 0));
+    }
+    int wrc = ofi_sync_wait(s, &local);
+    return rc ? rc : wrc;
+}
+
+int ofi_quiet(ofi_state_t *s)
+{
+    int rc = ofi_sync_wait(s, &s->nbi);
+    if (rc == 0 && !s->has_dc && s->has_raw)
+        rc = ofi_flush(s);
+    return rc;
+}
