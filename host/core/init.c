@@ -18,6 +18,9 @@
 
 #include "core.h"
 #include "select.h"
+#ifdef GSHMEM_HAVE_CUDA
+#include "transports/p2p/p2p.h"
+#endif
 
 gshmemi_state_t gshmemi_g;
 
@@ -163,6 +166,13 @@ static int gshmemi_init_impl(void *mpi_comm)
         fflush(stdout);
     }
     GSHMEMI_CHECK_GOTO(gshmemi_init_node_map(g), rc, fail_bootstrap);
+#ifdef GSHMEM_HAVE_CUDA
+    if (kind == GSHMEMI_HEAP_CUDA) {
+        int dev;   /* this PE's GPU: local index on the node modulo the GPUs */
+        GSHMEMI_CHECK_GOTO(gshmemi_p2p_select_device(g->node_of, g->my_pe, g->n_pes, &dev),
+                           rc, fail_node_map);
+    }
+#endif
     GSHMEMI_CHECK_GOTO(gshmemi_heap_create(&g->heap, kind, g->cfg.symmetric_size), rc,
                        fail_node_map);
     GSHMEMI_CHECK_GOTO(gshmemi_select_init(g, &tps), rc, fail_heap);

@@ -1,8 +1,8 @@
 /* select.c: start the transports of GSHMEM_TRANSPORTS and pick, for each
  * PE, the one that serves it.
  *
- * - Transports start in the listed order ("auto" = shm,ofi; p2p is not
- *   built yet), each collectively. After each one the PEs agree (allgather)
+ * - Transports start in the listed order ("auto" = p2p,shm,ofi, p2p only
+ *   in CUDA builds), each collectively. After each one the PEs agree (allgather)
  *   whether every PE now reaches every PE; if so the rest are not started
  *   (a one-node job over shm never opens libfabric).
  * - A transport that fails to start on every PE is skipped with a warning
@@ -45,7 +45,7 @@ static int gshmemi_select_add(gshmemi_tp_list_t *list, const char *name, const c
                       "(expected a comma list of p2p, shm, ofi, or auto)", s, name);
         return GSHMEM_ERR_CONFIG;
     }
-    ops = strcasecmp(name, "p2p") == 0 ? NULL : gshmemi_transport_lookup(name);
+    ops = gshmemi_transport_lookup(name);
     if (ops == NULL) {
         GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "GSHMEM_TRANSPORTS=%s: transport %s is not "
                       "available in this build", s, name);
@@ -68,6 +68,10 @@ int gshmemi_select_parse(const char *s, gshmemi_tp_list_t *list_p)
     snprintf(buf, sizeof buf, "%s", s);
     for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         if (strcasecmp(tok, "auto") == 0) {
+            /* p2p first where built: a CUDA heap must never be reached by
+             * shm's CPU atomics (shm serves host heaps only anyway). */
+            if (gshmemi_transport_lookup("p2p") != NULL)
+                GSHMEMI_CHECK(gshmemi_select_add(&list, "p2p", s));
             GSHMEMI_CHECK(gshmemi_select_add(&list, "shm", s));
             GSHMEMI_CHECK(gshmemi_select_add(&list, "ofi", s));
         } else {

@@ -18,23 +18,12 @@ static const char *tail(const char *s, size_t max)
     return n > max ? s + n - max : s;
 }
 
-/* tests_common's ofi-tcp environment quotes a whole assignment
- * ('GSHMEM_OFI_PROVIDER=tcp;ofi_rxm'), which sh runs as a command: build
- * the run here with the value quoted instead (reported to the lead). */
-static const char *api_env(const char *tp)
-{
-    if (strcmp(tp, "ofi-tcp") == 0)
-        return "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=lo "
-               "FI_SOCKETS_IFACE=lo";
-    return test_tp_env(tp);
-}
-
 static test_run_t api_run_pes(const char *tp, int n, const char *prog, const char *args)
 {
     char cmd[512];
     snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
              n, API_TIMEOUT_S, prog, args ? args : "");
-    return test_run(api_env(tp), cmd, API_TIMEOUT_S + 10);
+    return test_run(test_tp_env(tp), cmd, API_TIMEOUT_S + 10);
 }
 
 static void run_api(const char *prog, const char *tp, const char *args, const char *must_have)
@@ -95,7 +84,7 @@ API_SUITE(shmem_h, "pe_api_shmem", NO_ARGS, NULL)
 Test(api_info, table_and_transports, .timeout = 60)
 {
     char env[256];
-    snprintf(env, sizeof env, "%s GSHMEM_INFO=1", api_env("shm"));
+    snprintf(env, sizeof env, "%s GSHMEM_INFO=1", test_tp_env("shm"));
     test_run_t r = test_run(env, "%B/host/launcher/gshmemrun -n 2 --timeout 30 "
                             "%B/tests/pe/pe_api_rma", 40);
     cr_expect(r.status == 0, "pe_api_rma with GSHMEM_INFO=1: exit status %d:\n%s", r.status,

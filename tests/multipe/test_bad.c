@@ -19,12 +19,7 @@ static const char *tail(const char *s)
 static test_run_t run_bad(const char *tp, int n, const char *mode, const char *extra_env)
 {
     char env[512], cmd[512];
-    /* tests_common's ofi-tcp string quotes a whole assignment, which sh
-     * runs as a command: quote the value instead (reported to the lead). */
-    const char *tp_env = strcmp(tp, "ofi-tcp") == 0
-                             ? "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' "
-                               "FI_TCP_IFACE=lo FI_SOCKETS_IFACE=lo"
-                             : test_tp_env(tp);
+    const char *tp_env = test_tp_env(tp);
     snprintf(env, sizeof env, "%s %s", tp_env, extra_env ? extra_env : "");
     snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d "
              "%%B/tests/pe/pe_bad %s", n, BAD_TIMEOUT_S, mode);
