@@ -1,0 +1,25 @@
+/* consumer.c: a program built against an installed gshmem, once through
+ * find_package(gshmem) and once through pkg-config. Two PEs swap their
+ * numbers with a put and check them. */
+#include <stdio.h>
+#include <gshmem.h>
+
+int main(void)
+{
+    if (gshmem_init() != 0)
+        return 2;
+    int me = gshmem_my_pe(), n = gshmem_n_pes();
+    int32_t *box = gshmem_malloc(sizeof *box);
+    *box = -1;
+    gshmem_barrier_all();
+    gshmem_int32_p(box, me, (me + 1) % n);
+    gshmem_barrier_all();
+    int want = (me + n - 1) % n, ok = *box == want;
+    if (!ok)
+        fprintf(stderr, "PE %d: got %d, expected %d\n", me, *box, want);
+    gshmem_free(box);
+    gshmem_finalize();
+    if (ok)
+        printf("consumer PE %d OK\n", me);
+    return ok ? 0 : 1;
+}
