@@ -148,10 +148,9 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     s.sync_base = sync;
     s.sync_off = off;
     s.channels = NULL;
-    rc = gshmemi_device_state_publish(&s);
-    if (rc != 0)
-        gshmemi_alloc_put(g->heap.alloc, off);
-    return rc;
+    /* on failure the state stays recorded: teardown (init's unwinding)
+     * publishes the zeroed state and gives the reservation back */
+    return gshmemi_device_state_publish(&s);
 }
 
 void gshmemi_device_state_teardown(gshmemi_state_t *g)

@@ -18,6 +18,7 @@
 
 #include "core.h"
 #include "select.h"
+#include "device_state.h"
 #ifdef GSHMEM_HAVE_CUDA
 #include "transports/p2p/p2p.h"
 #endif
@@ -176,6 +177,9 @@ static int gshmemi_init_impl(void *mpi_comm)
     GSHMEMI_CHECK_GOTO(gshmemi_heap_create(&g->heap, kind, g->cfg.symmetric_size), rc,
                        fail_node_map);
     GSHMEMI_CHECK_GOTO(gshmemi_select_init(g, &tps), rc, fail_heap);
+    /* Before the barrier: peers may touch the sync area it zeroes as soon
+     * as they leave it. */
+    GSHMEMI_CHECK_GOTO(gshmemi_device_state_setup(g), rc, fail_transports);
     GSHMEMI_CHECK_GOTO(g->boot->ops->barrier(g->boot), rc, fail_transports);
     g->initialized = 1;
     GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "initialized: PE %d of %d, %d node(s), %s heap of %zu "
@@ -184,6 +188,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     return GSHMEM_SUCCESS;
 
 fail_transports:
+    gshmemi_device_state_teardown(g);
     gshmemi_select_finalize(g);
 fail_heap:
     gshmemi_heap_destroy(&g->heap);
@@ -235,6 +240,7 @@ void gshmem_finalize(void)
 
     GSHMEMI_REQUIRE_INIT("gshmem_finalize");
     gshmemi_barrier_all("gshmem_finalize");
+    gshmemi_device_state_teardown(g);   /* before p2p frees the peer table */
     gshmemi_select_finalize(g);
     gshmemi_reg_clear(&g->regs);
     gshmemi_heap_destroy(&g->heap);

@@ -1,0 +1,228 @@
+/* gshmem_dev_sync.h: fence, quiet, put-with-signal, signal fetch/wait and
+ * point synchronization (wait_until, test, wait_until_all/_any). Included
+ * by gshmem_device.h only; bodies in the device pass. */
+#ifndef GSHMEMI_DEV_SYNC_H
+#define GSHMEMI_DEV_SYNC_H
+
+#if defined(__CUDA_ARCH__)
+
+extern "C" {
+
+/* P2P: a system-scope fence orders this thread's stores and atomics to
+ * peers (fence) and, the stores being issued, makes them visible before
+ * anything this thread does next (quiet). */
+GSHMEMI_DEV void gshmem_fence(void)
+{
+    __threadfence_system();
+}
+
+GSHMEMI_DEV void gshmem_quiet(void)
+{
+    __threadfence_system();
+}
+
+} /* extern "C" */
+
+/* ---- comparisons ----------------------------------------------------------------- */
+
+template <typename T>
+GSHMEMI_DEV bool gshmemi_dev_cmp(const char *call, T v, int cmp, T ref)
+{
+    switch (cmp) {
+    case GSHMEM_CMP_EQ: return v == ref;
+    case GSHMEM_CMP_NE: return v != ref;
+    case GSHMEM_CMP_GT: return v > ref;
+    case GSHMEM_CMP_GE: return v >= ref;
+    case GSHMEM_CMP_LT: return v < ref;
+    case GSHMEM_CMP_LE: return v <= ref;
+    default: gshmemi_dev_fail_arg(call, "cmp", cmp); return false;
+    }
+}
+
+/* Acquire loads of an ivar (system scope: the writer may be a peer GPU or
+ * a CPU). */
+GSHMEMI_DEV int32_t gshmemi_dev_ld_acq(const int32_t *p)
+{
+    return (int32_t)gshmemi_atomic_load_acquire_u32((const uint32_t *)p);
+}
+GSHMEMI_DEV int64_t gshmemi_dev_ld_acq(const int64_t *p)
+{
+    return (int64_t)gshmemi_atomic_load_acquire_u64((const uint64_t *)p);
+}
+GSHMEMI_DEV uint64_t gshmemi_dev_ld_acq(const uint64_t *p)
+{
+    return gshmemi_atomic_load_acquire_u64(p);
+}
+
+/* Spins until *ivar satisfies cmp; returns the value seen. */
+template <typename T>
+GSHMEMI_DEV T gshmemi_dev_wait(const char *call, const T *ivar, int cmp, T ref)
+{
+    uint32_t spins = 0, backoff = 0;
+    gshmemi_dev_check_local(call, "ivar", ivar, sizeof(T));
+    for (;;) {
+        T v = gshmemi_dev_ld_acq(ivar);
+        if (gshmemi_dev_cmp(call, v, cmp, ref))
+            return v;
+        gshmemi_dev_pause(&spins, &backoff);
+    }
+}
+
+/* ---- signals ------------------------------------------------------------------------ */
+
+/* After the data (stores of this thread, or of its group once the group's
+ * barrier has run): a system fence, then the signal update at pe. */
+GSHMEMI_DEV void gshmemi_dev_signal(const char *call, uint64_t *sig_addr, uint64_t signal,
+                                    int sig_op, int pe)
+{
+    gshmemi_dev_check(call, "sig_addr", sig_addr, sizeof(uint64_t), pe);
+    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
+        gshmemi_dev_fail_arg(call, "sig_op", sig_op);
+    uint64_t *r = (uint64_t *)gshmemi_dev_peer_addr_or_fail(call, sig_addr, pe);
+    __threadfence_system();
+    if (sig_op == GSHMEM_SIGNAL_ADD)
+        (void)gshmemi_atomic_fetch_add_relaxed_u64(r, signal);
+    else
+        gshmemi_atomic_store_relaxed_u64(r, signal);
+}
+
+GSHMEMI_DEV void gshmemi_dev_put_signal(const char *call, void *dest, const void *source,
+                                        size_t n, uint64_t *sig_addr, uint64_t signal,
+                                        int sig_op, int pe)
+{
+    gshmemi_dev_put(call, dest, source, n, pe, gshmemi_dev_thread());
+    gshmemi_dev_signal(call, sig_addr, signal, sig_op, pe);
+}
+
+extern "C" {
+
+GSHMEMI_DEV void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
+                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    gshmemi_dev_put_signal("gshmem_putmem_signal", dest, source, nelems, sig_addr, signal,
+                           sig_op, pe);
+}
+
+GSHMEMI_DEV void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+                                          uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                          int pe)
+{
+    gshmemi_dev_put_signal("gshmem_putmem_signal_nbi", dest, source, nelems, sig_addr,
+                           signal, sig_op, pe);
+}
+
+GSHMEMI_DEV void gshmemx_putmem_signal_warp(void *dest, const void *source, size_t nelems,
+                                            uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                            int pe)
+{
+    unsigned mask;
+    gshmemi_dev_group_t g = gshmemi_dev_warp(&mask);
+    gshmemi_dev_put("gshmemx_putmem_signal_warp", dest, source, nelems, pe, g);
+    __syncwarp(mask);
+    if (g.rank == 0)
+        gshmemi_dev_signal("gshmemx_putmem_signal_warp", sig_addr, signal, sig_op, pe);
+    __syncwarp(mask);
+}
+
+GSHMEMI_DEV void gshmemx_putmem_signal_nbi_warp(void *dest, const void *source, size_t nelems,
+                                                uint64_t *sig_addr, uint64_t signal,
+                                                int sig_op, int pe)
+{
+    unsigned mask;
+    gshmemi_dev_group_t g = gshmemi_dev_warp(&mask);
+    gshmemi_dev_put("gshmemx_putmem_signal_nbi_warp", dest, source, nelems, pe, g);
+    __syncwarp(mask);
+    if (g.rank == 0)
+        gshmemi_dev_signal("gshmemx_putmem_signal_nbi_warp", sig_addr, signal, sig_op, pe);
+}
+
+GSHMEMI_DEV void gshmemx_putmem_signal_block(void *dest, const void *source, size_t nelems,
+                                             uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                             int pe)
+{
+    gshmemi_dev_group_t g = gshmemi_dev_block();
+    gshmemi_dev_put("gshmemx_putmem_signal_block", dest, source, nelems, pe, g);
+    __syncthreads();
+    if (g.rank == 0)
+        gshmemi_dev_signal("gshmemx_putmem_signal_block", sig_addr, signal, sig_op, pe);
+    __syncthreads();
+}
+
+GSHMEMI_DEV void gshmemx_putmem_signal_nbi_block(void *dest, const void *source, size_t nelems,
+                                                 uint64_t *sig_addr, uint64_t signal,
+                                                 int sig_op, int pe)
+{
+    gshmemi_dev_group_t g = gshmemi_dev_block();
+    gshmemi_dev_put("gshmemx_putmem_signal_nbi_block", dest, source, nelems, pe, g);
+    __syncthreads();
+    if (g.rank == 0)
+        gshmemi_dev_signal("gshmemx_putmem_signal_nbi_block", sig_addr, signal, sig_op, pe);
+}
+
+GSHMEMI_DEV uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)
+{
+    gshmemi_dev_check_local("gshmem_signal_fetch", "sig_addr", sig_addr, sizeof(uint64_t));
+    return gshmemi_atomic_load_acquire_u64(sig_addr);
+}
+
+GSHMEMI_DEV uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+{
+    return gshmemi_dev_wait("gshmem_signal_wait_until", (const uint64_t *)sig_addr, cmp,
+                            cmp_value);
+}
+
+/* ---- point synchronization ---------------------------------------------------------- */
+
+#define GSHMEMI_DDEF_SYNC(T, N)                                                            \
+    GSHMEMI_DEV void gshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                \
+    {                                                                                      \
+        (void)gshmemi_dev_wait("gshmem_" #N "_wait_until", (const T *)ivar, cmp, cmp_value); \
+    }                                                                                      \
+    GSHMEMI_DEV int gshmem_##N##_test(T *ivar, int cmp, T cmp_value)                       \
+    {                                                                                      \
+        gshmemi_dev_check_local("gshmem_" #N "_test", "ivar", ivar, sizeof(T));            \
+        return gshmemi_dev_cmp("gshmem_" #N "_test", gshmemi_dev_ld_acq((const T *)ivar),  \
+                               cmp, cmp_value) ? 1 : 0;                                    \
+    }                                                                                      \
+    GSHMEMI_DEV void gshmem_##N##_wait_until_all(T *ivars, size_t nelems,                  \
+                                                 const int *status, int cmp, T cmp_value)  \
+    {                                                                                      \
+        for (size_t i = 0; i < nelems; i++)                                                \
+            if (status == NULL || status[i] == 0)                                          \
+                (void)gshmemi_dev_wait("gshmem_" #N "_wait_until_all",                     \
+                                       (const T *)&ivars[i], cmp, cmp_value);              \
+    }                                                                                      \
+    GSHMEMI_DEV size_t gshmem_##N##_wait_until_any(T *ivars, size_t nelems,                \
+                                                   const int *status, int cmp, T cmp_value) \
+    {                                                                                      \
+        const char *call = "gshmem_" #N "_wait_until_any";                                 \
+        uint32_t spins = 0, backoff = 0;                                                   \
+        size_t eligible = 0;                                                               \
+        for (size_t i = 0; i < nelems; i++) {                                              \
+            if (status != NULL && status[i] != 0)                                          \
+                continue;                                                                  \
+            gshmemi_dev_check_local(call, "ivars[i]", &ivars[i], sizeof(T));               \
+            eligible++;                                                                    \
+        }                                                                                  \
+        if (eligible == 0)                                                                 \
+            return SIZE_MAX;                                                               \
+        for (;;) {                                                                         \
+            for (size_t i = 0; i < nelems; i++) {                                          \
+                if (status != NULL && status[i] != 0)                                      \
+                    continue;                                                              \
+                if (gshmemi_dev_cmp(call, gshmemi_dev_ld_acq((const T *)&ivars[i]), cmp,   \
+                                    cmp_value))                                            \
+                    return i;                                                              \
+            }                                                                              \
+            gshmemi_dev_pause(&spins, &backoff);                                           \
+        }                                                                                  \
+    }
+GSHMEMI_DDEF_SYNC(int32_t, int32)
+GSHMEMI_DDEF_SYNC(int64_t, int64)
+GSHMEMI_DDEF_SYNC(uint64_t, uint64)
+#undef GSHMEMI_DDEF_SYNC
+
+} /* extern "C" */
+
+#endif /* __CUDA_ARCH__ */
+#endif /* GSHMEMI_DEV_SYNC_H */

@@ -1,0 +1,78 @@
+/* pe_dev.h: helpers of the device API PE programs (tests/gpu/pe_dev_*.cu).
+ * A program is run by gshmemrun with GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p
+ * and prints "<prog>: OK (PE n)" once per PE on success; a wrong value
+ * prints the PE, the place and the values, then exits 1. Run with the
+ * single argument "probe" (no launcher) it exits 0 where a CUDA device is
+ * visible and 77 with "SKIP: <reason>" where not. */
+#ifndef GSHMEM_TESTS_PE_DEV_H
+#define GSHMEM_TESTS_PE_DEV_H
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gshmem.h"
+#include "gshmem_device.h"
+#include "pe_check.h"
+
+#define CU(call)                                                                     \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        PE_CHECK(e_ == cudaSuccess, "%s: %s (%s)", #call, cudaGetErrorString(e_),    \
+                 cudaGetErrorName(e_));                                              \
+    } while (0)
+
+/* Launch check + completion. */
+#define CU_SYNC() CU(cudaGetLastError()); CU(cudaDeviceSynchronize())
+
+/* Device-side expectation: counts a failure in *errs and prints the first
+ * few with the PE and the line. */
+#define DEV_EXPECT(errs, cond, fmt, ...)                                             \
+    do {                                                                             \
+        if (!(cond) && atomicAdd((errs), 1) < 8)                                     \
+            printf("PE %d: %s:%d: device check failed: %s: " fmt "\n",              \
+                   gshmem_my_pe(), __FILE__, __LINE__, #cond, __VA_ARGS__);          \
+    } while (0)
+
+/* "probe": exit 0 with a device, 77 without (the Criterion driver skips). */
+static inline void pe_dev_probe(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "probe") != 0)
+        return;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        printf("SKIP: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 CUDA devices");
+        exit(77);
+    }
+    printf("probe: %d CUDA device(s)\n", n);
+    exit(0);
+}
+
+/* A zero-initialized device int for DEV_EXPECT, and its readback. */
+static inline int *pe_dev_errs_new(void)
+{
+    int *e = NULL;
+    CU(cudaMalloc((void **)&e, sizeof(int)));
+    CU(cudaMemset(e, 0, sizeof(int)));
+    return e;
+}
+
+static inline void pe_dev_errs_check(int *errs, const char *what)
+{
+    int h = -1;
+    CU(cudaMemcpy(&h, errs, sizeof h, cudaMemcpyDeviceToHost));
+    PE_CHECK(h == 0, "%s: %d device check(s) failed (first ones printed above)", what, h);
+    CU(cudaMemset(errs, 0, sizeof(int)));
+}
+
+/* Symmetric allocation that must succeed. */
+static inline void *pe_dev_sym(size_t n)
+{
+    void *p = gshmem_calloc(1, n);
+    PE_CHECK(p != NULL, "gshmem_calloc(%zu) failed", n);
+    return p;
+}
+
+#endif /* GSHMEM_TESTS_PE_DEV_H */

@@ -1,0 +1,54 @@
+/* pe_dev_errors: device misuse is reported with the call, the PE and the
+ * values, then the kernel traps. Modes (argv[1]):
+ *   no_init    no gshmem_init (run without the launcher): a put reports
+ *              "device state not published"
+ *   bad_pe     gshmem_putmem to PE n_pes: "invalid PE <n> (n_pes <n>)"
+ *   bad_addr   gshmem_int32_p to cudaMalloc memory: "not inside the
+ *              symmetric heap"
+ *   bad_cmp    gshmem_int32_wait_until with cmp 99: "invalid cmp 99"
+ * Each mode ends with "pe_dev_errors: kernel failed as expected: ..." and
+ * exit status 3; status 0 means the misuse went unnoticed. */
+#include <unistd.h>
+
+#include "pe_dev.h"
+
+__global__ void k_misuse(int mode, char *sym, char *plain)
+{
+    int n = gshmem_n_pes();
+    switch (mode) {
+    case 0: gshmem_putmem(sym, sym, 8, 0); break;
+    case 1: gshmem_putmem(sym, sym + 64, 8, n); break;
+    case 2: gshmem_int32_p((int32_t *)plain, 1, (gshmem_my_pe() + 1) % n); break;
+    default: gshmem_int32_wait_until((int32_t *)sym, 99, 0); break;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const modes[] = {"no_init", "bad_pe", "bad_addr", "bad_cmp"};
+    int mode = -1;
+    char *sym = NULL, *plain = NULL;
+
+    pe_dev_probe(argc, argv);
+    for (int i = 0; argc > 1 && i < 4; i++)
+        if (strcmp(argv[1], modes[i]) == 0)
+            mode = i;
+    PE_CHECK(mode >= 0, "usage: pe_dev_errors no_init|bad_pe|bad_addr|bad_cmp");
+    CU(cudaMalloc((void **)&plain, 64));
+    if (mode == 0) {
+        sym = plain;
+    } else {
+        PE_CHECK_INIT();
+        sym = (char *)pe_dev_sym(4096);
+        gshmem_barrier_all();
+    }
+    k_misuse<<<1, 1>>>(mode, sym, plain);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        printf("pe_dev_errors: kernel failed as expected: %s\n", cudaGetErrorString(e));
+        fflush(stdout);
+        _exit(3);   /* no finalize: the context is gone */
+    }
+    printf("pe_dev_errors: %s went unnoticed\n", modes[mode]);
+    return 0;
+}

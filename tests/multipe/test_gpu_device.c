@@ -1,0 +1,116 @@
+/* test_gpu_device: the device API (P2P path) through the PE programs of
+ * tests/gpu (pe_dev_rma, pe_dev_sync, pe_dev_amo, pe_dev_coll,
+ * pe_dev_errors) under gshmemrun with GSHMEM_HEAP=cuda
+ * GSHMEM_TRANSPORTS=p2p, at 2 and 4 PEs. Skipped, with the reason, when
+ * gshmem was built without CUDA (the programs do not exist) or the machine
+ * has no GPU ("<prog> probe" decides in its own process: this driver never
+ * starts CUDA itself). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests_common.h"
+
+#define DEV_TIMEOUT_S 180
+#define DEV_ENV "GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p"
+
+static const char *tail(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    return n > max ? s + n - max : s;
+}
+
+/* Skips the calling test when the device programs cannot run here. */
+static void dev_require_gpu(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/pe/pe_dev_rma", GSHMEM_BUILD_DIR);
+    if (getenv("GSHMEM_TEST_BUILD_DIR") != NULL && *getenv("GSHMEM_TEST_BUILD_DIR"))
+        snprintf(path, sizeof path, "%s/tests/pe/pe_dev_rma", getenv("GSHMEM_TEST_BUILD_DIR"));
+    if (access(path, X_OK) != 0)
+        cr_skip_test("no CUDA build: %s does not exist (configure with -DGSHMEM_ENABLE_CUDA=ON)",
+                     path);
+    test_run_t r = test_run(NULL, "%B/tests/pe/pe_dev_rma probe", 60);
+    if (r.status == 77) {
+        char why[512];
+        const char *s = strstr(r.output, "SKIP: ");
+        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
+        why[strcspn(why, "\n")] = '\0';
+        test_run_free(&r);
+        cr_skip_test("no CUDA device: %s", why);
+    }
+    cr_assert_eq(r.status, 0, "pe_dev_rma probe: status %d, output:\n%s", r.status, r.output);
+    test_run_free(&r);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Runs prog at n PEs; every PE must print "<prog>: OK (PE ". */
+static void dev_run(const char *prog, int n)
+{
+    char cmd[512], ok[128];
+
+    dev_require_gpu();
+    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s",
+             n, DEV_TIMEOUT_S, prog);
+    test_run_t r = test_run(DEV_ENV, cmd, DEV_TIMEOUT_S + 15);
+    snprintf(ok, sizeof ok, "%s: OK (PE ", prog);
+    cr_assert(r.status == 0 && count_of(r.output, ok) == n,
+              "%s at %d PEs: status %d after %.1f s, %d of %d OK lines; output (end):\n%s", prog,
+              n, r.status, r.seconds, count_of(r.output, ok), n, tail(r.output, 4000));
+    test_run_free(&r);
+}
+
+/* A misuse must fail the run (status 3 from the PE, or the launcher's
+ * non-zero status) and print want and want2 (NULL: only want). */
+static void dev_misuse(const char *mode, const char *want, const char *want2, int with_launcher)
+{
+    char cmd[512];
+
+    dev_require_gpu();
+    if (with_launcher)
+        snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n 2 --timeout 60 "
+                 "%%B/tests/pe/pe_dev_errors %s", mode);
+    else
+        snprintf(cmd, sizeof cmd, "%%B/tests/pe/pe_dev_errors %s", mode);
+    test_run_t r = test_run(DEV_ENV, cmd, 75);
+    cr_assert(r.status != 0 && strstr(r.output, want) != NULL &&
+              (want2 == NULL || strstr(r.output, want2) != NULL),
+              "pe_dev_errors %s: status %d (want non-zero) and \"%s\" / \"%s\" in the "
+              "output:\n%s", mode, r.status, want, want2 ? want2 : "", tail(r.output, 4000));
+    test_run_free(&r);
+}
+
+Test(gpu_device, rma_n2) { dev_run("pe_dev_rma", 2); }
+Test(gpu_device, rma_n4) { dev_run("pe_dev_rma", 4); }
+Test(gpu_device, sync_n2) { dev_run("pe_dev_sync", 2); }
+Test(gpu_device, sync_n4) { dev_run("pe_dev_sync", 4); }
+Test(gpu_device, amo_n2) { dev_run("pe_dev_amo", 2); }
+Test(gpu_device, amo_n4) { dev_run("pe_dev_amo", 4); }
+Test(gpu_device, coll_n2) { dev_run("pe_dev_coll", 2); }
+Test(gpu_device, coll_n4) { dev_run("pe_dev_coll", 4); }
+
+Test(gpu_device, err_no_init)
+{
+    dev_misuse("no_init", "gshmem_putmem: device state not published", NULL, 0);
+}
+Test(gpu_device, err_bad_pe)
+{
+    dev_misuse("bad_pe", "gshmem: PE 0: gshmem_putmem: invalid PE 2 (n_pes 2)", NULL, 1);
+}
+Test(gpu_device, err_bad_addr)
+{
+    dev_misuse("bad_addr", "gshmem_int32_p: dest ", "is not inside the symmetric heap", 1);
+}
+Test(gpu_device, err_bad_cmp)
+{
+    dev_misuse("bad_cmp", "gshmem_int32_wait_until: invalid cmp 99", NULL, 1);
+}

@@ -1,0 +1,103 @@
+/* test_device_state: the registry that hands the device API's state to
+ * every CUDA translation unit (host/core/device_state.c). Host only: the
+ * callbacks here stand in for the per-TU cudaMemcpyToSymbol functions.
+ * Belongs in tests/unit/ (globbed into gshmem-tests); kept here until
+ * host/core/device.cmake is included, since it needs device_state.c in
+ * the library. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gshmem_types.h"
+#include "impl/gshmem_dev_state.h"
+
+static int calls_a, calls_b;
+static gshmemi_dev_state_t seen_a;
+
+static int cb_a(const gshmemi_dev_state_t *s)
+{
+    calls_a++;
+    seen_a = *s;
+    return 0;
+}
+
+static int cb_b(const gshmemi_dev_state_t *s)
+{
+    (void)s;
+    calls_b++;
+    return 0;
+}
+
+static int cb_fail(const gshmemi_dev_state_t *s)
+{
+    (void)s;
+    return 700;   /* a cudaError_t value */
+}
+
+static gshmemi_dev_state_t state_of(int my_pe, int n_pes)
+{
+    gshmemi_dev_state_t s;
+    memset(&s, 0, sizeof s);
+    s.abi = GSHMEMI_DEV_STATE_ABI;
+    s.size = sizeof s;
+    s.my_pe = my_pe;
+    s.n_pes = n_pes;
+    s.cuda_device = -1;
+    return s;
+}
+
+Test(device_state, register_then_publish_then_late_register)
+{
+    gshmemi_dev_state_t s = state_of(3, 8);
+
+    cr_assert_eq(gshmemi_device_state_register(cb_a), 0);
+    cr_assert_eq(calls_a, 0, "nothing published yet, but the callback ran %d times", calls_a);
+    cr_assert_eq(gshmemi_device_state_publish(&s), 0);
+    cr_assert_eq(calls_a, 1);
+    cr_assert_eq(seen_a.my_pe, 3);
+    cr_assert_eq(seen_a.n_pes, 8);
+    /* a module loaded after init gets the state at once */
+    cr_assert_eq(gshmemi_device_state_register(cb_b), 0);
+    cr_assert_eq(calls_b, 1, "late registration: callback ran %d times, want 1", calls_b);
+    /* an unloaded module is not called again */
+    gshmemi_device_state_unregister(cb_a);
+    s = state_of(4, 8);
+    cr_assert_eq(gshmemi_device_state_publish(&s), 0);
+    cr_assert_eq(calls_a, 1, "unregistered callback ran again (%d)", calls_a);
+    cr_assert_eq(calls_b, 2);
+}
+
+Test(device_state, many_modules)
+{
+    gshmemi_dev_state_t s = state_of(0, 2);
+    for (int i = 0; i < 40; i++)
+        cr_assert_eq(gshmemi_device_state_register(cb_b), 0);
+    cr_assert_eq(gshmemi_device_state_publish(&s), 0);
+    cr_assert_eq(calls_b, 40);
+}
+
+Test(device_state, bad_arguments)
+{
+    gshmemi_dev_state_t s = state_of(0, 2);
+
+    cr_assert_eq(gshmemi_device_state_register(NULL), GSHMEM_ERR_INVALID_ARG);
+    cr_assert_eq(gshmemi_device_state_register(cb_a), 0);
+    s.abi = GSHMEMI_DEV_STATE_ABI + 1;
+    cr_assert_eq(gshmemi_device_state_publish(&s), GSHMEM_ERR_INVALID_ARG);
+    s.abi = GSHMEMI_DEV_STATE_ABI;
+    s.size = 8;
+    cr_assert_eq(gshmemi_device_state_publish(&s), GSHMEM_ERR_INVALID_ARG);
+    cr_assert_eq(gshmemi_device_state_publish(NULL), GSHMEM_ERR_INVALID_ARG);
+    cr_assert_eq(calls_a, 0, "a rejected state reached a module");
+}
+
+Test(device_state, failing_copy_is_reported_and_others_still_run)
+{
+    gshmemi_dev_state_t s = state_of(1, 2);
+
+    cr_assert_eq(gshmemi_device_state_register(cb_fail), 0);
+    cr_assert_eq(gshmemi_device_state_register(cb_a), 0);
+    cr_assert_eq(gshmemi_device_state_publish(&s), GSHMEM_ERR_NO_DEVICE);
+    cr_assert_eq(calls_a, 1);
+    /* a late registration that fails reports it too */
+    cr_assert_eq(gshmemi_device_state_register(cb_fail), GSHMEM_ERR_NO_DEVICE);
+}
