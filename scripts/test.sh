@@ -22,7 +22,9 @@ bash scripts/build.sh build-asan -DGSHMEM_SANITIZE=ON -DGSHMEM_ENABLE_CUDA=OFF
 status=0
 echo "== tests: ASan+UBSan build =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
   build-asan/tests/gshmem-tests --jobs "$jobs" || status=1
 echo "== tests: normal build =="
-build/tests/gshmem-tests --jobs "$jobs" || status=1
+# --verbose lists every test, so the GPU tests' skip reasons are visible.
+build/tests/gshmem-tests --jobs "$jobs" --verbose || status=1
 exit $status

@@ -115,6 +115,14 @@ void test_run_free(test_run_t *r)
     r->output = NULL;
 }
 
+const char *test_tail(const test_run_t *r)
+{
+    if (r->output == NULL)
+        return "(no output)";
+    size_t n = strlen(r->output);
+    return n > TEST_TAIL_MAX ? r->output + n - TEST_TAIL_MAX : r->output;
+}
+
 const char *test_tp_env(const char *tp)
 {
     if (strcmp(tp, "shm") == 0)

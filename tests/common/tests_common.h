@@ -16,6 +16,12 @@ typedef struct test_run {
 test_run_t test_run(const char *env, const char *cmd, int timeout_s);
 void test_run_free(test_run_t *r);
 
+/* The last TEST_TAIL_MAX bytes of r's output, for assertion messages:
+ * Criterion's runner hangs on very large messages, and the end of a log
+ * is where the cause is. */
+#define TEST_TAIL_MAX 3000
+const char *test_tail(const test_run_t *r);
+
 /* gshmemrun -n n <build>/tests/pe/<prog> args, under the transport
  * settings of tp: "shm", "ofi-shm" (ofi, provider shm), "ofi-tcp"
  * (ofi, tcp;ofi_rxm on loopback). */

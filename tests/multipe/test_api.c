@@ -11,13 +11,6 @@
 
 #define API_TIMEOUT_S 90
 
-/* The tail of a long output, for failure messages. */
-static const char *tail(const char *s, size_t max)
-{
-    size_t n = strlen(s);
-    return n > max ? s + n - max : s;
-}
-
 static test_run_t api_run_pes(const char *tp, int n, const char *prog, const char *args)
 {
     char cmd[512];
@@ -36,11 +29,11 @@ static void run_api(const char *prog, const char *tp, const char *args, const ch
         cr_expect(r.status == 0 && strstr(r.output, ok) != NULL,
                   "%s over %s with %d PEs: exit status %d after %.1f s (want 0 and '%s'); "
                   "output (end):\n%s", prog, tp, pes[i], r.status, r.seconds, ok,
-                  tail(r.output, 3000));
+                  test_tail(&r));
         if (must_have != NULL)
             cr_expect(strstr(r.output, must_have) != NULL,
                       "%s over %s with %d PEs: output lacks '%s'; output (end):\n%s", prog,
-                      tp, pes[i], must_have, tail(r.output, 3000));
+                      tp, pes[i], must_have, test_tail(&r));
         test_run_free(&r);
     }
 }
@@ -88,11 +81,11 @@ Test(api_info, table_and_transports, .timeout = 60)
     test_run_t r = test_run(env, "%B/host/launcher/gshmemrun -n 2 --timeout 30 "
                             "%B/tests/pe/pe_api_rma", 40);
     cr_expect(r.status == 0, "pe_api_rma with GSHMEM_INFO=1: exit status %d:\n%s", r.status,
-              tail(r.output, 3000));
+              test_tail(&r));
     cr_expect(strstr(r.output, "GSHMEM_SYMMETRIC_SIZE") && strstr(r.output, "GSHMEM_TRANSPORTS"),
-              "no settings table in the output:\n%s", tail(r.output, 3000));
+              "no settings table in the output:\n%s", test_tail(&r));
     cr_expect(strstr(r.output, "PE0 gshmem INFO [TRANSPORT] transport per PE: 0:shm 1:shm") &&
               strstr(r.output, "PE1 gshmem INFO [TRANSPORT] transport per PE: 0:shm 1:shm"),
-              "no per-PE transport lines:\n%s", tail(r.output, 3000));
+              "no per-PE transport lines:\n%s", test_tail(&r));
     test_run_free(&r);
 }

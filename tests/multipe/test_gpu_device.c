@@ -16,12 +16,6 @@
 #define DEV_TIMEOUT_S 180
 #define DEV_ENV "GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p"
 
-static const char *tail(const char *s, size_t max)
-{
-    size_t n = strlen(s);
-    return n > max ? s + n - max : s;
-}
-
 /* Skips the calling test when the device programs cannot run here. */
 static void dev_require_gpu(void)
 {
@@ -41,7 +35,7 @@ static void dev_require_gpu(void)
         test_run_free(&r);
         cr_skip_test("no CUDA device: %s", why);
     }
-    cr_assert_eq(r.status, 0, "pe_dev_rma probe: status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 0, "pe_dev_rma probe: status %d, output:\n%s", r.status, test_tail(&r));
     test_run_free(&r);
 }
 
@@ -65,7 +59,7 @@ static void dev_run(const char *prog, int n)
     snprintf(ok, sizeof ok, "%s: OK (PE ", prog);
     cr_assert(r.status == 0 && count_of(r.output, ok) == n,
               "%s at %d PEs: status %d after %.1f s, %d of %d OK lines; output (end):\n%s", prog,
-              n, r.status, r.seconds, count_of(r.output, ok), n, tail(r.output, 4000));
+              n, r.status, r.seconds, count_of(r.output, ok), n, test_tail(&r));
     test_run_free(&r);
 }
 
@@ -85,7 +79,7 @@ static void dev_misuse(const char *mode, const char *want, const char *want2, in
     cr_assert(r.status != 0 && strstr(r.output, want) != NULL &&
               (want2 == NULL || strstr(r.output, want2) != NULL),
               "pe_dev_errors %s: status %d (want non-zero) and \"%s\" / \"%s\" in the "
-              "output:\n%s", mode, r.status, want, want2 ? want2 : "", tail(r.output, 4000));
+              "output:\n%s", mode, r.status, want, want2 ? want2 : "", test_tail(&r));
     test_run_free(&r);
 }
 

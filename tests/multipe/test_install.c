@@ -10,7 +10,7 @@
 
 static void expect_ok(test_run_t *r, const char *what)
 {
-    cr_assert_eq(r->status, 0, "%s: status %d, output:\n%s", what, r->status, r->output);
+    cr_assert_eq(r->status, 0, "%s: status %d, output:\n%s", what, r->status, test_tail(r));
 }
 
 Test(install, cmake_package_and_pkg_config, .timeout = 300)
@@ -50,7 +50,7 @@ Test(install, cmake_package_and_pkg_config, .timeout = 300)
         r = test_run(env, cmd, 70);
         expect_ok(&r, bins[i]);
         cr_expect(strstr(r.output, "consumer PE 0 OK") && strstr(r.output, "consumer PE 1 OK"),
-                  "%s: output:\n%s", bins[i], r.output);
+                  "%s: output:\n%s", bins[i], test_tail(&r));
         test_run_free(&r);
     }
     snprintf(cmd, sizeof cmd, "rm -rf %s", prefix);

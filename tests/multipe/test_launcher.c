@@ -23,11 +23,11 @@ static int count_of(const char *hay, const char *needle)
 Test(launcher, all_pes_start_and_exit_zero)
 {
     test_run_t r = test_run(NULL, RUN "-n 4" PROG "env", 30);
-    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, test_tail(&r));
     for (int p = 0; p < 4; p++) {
         char want[32];
         snprintf(want, sizeof want, "PE %d of 4\n", p);
-        cr_assert(strstr(r.output, want), "missing \"%s\" in:\n%s", want, r.output);
+        cr_assert(strstr(r.output, want), "missing \"%s\" in:\n%s", want, test_tail(&r));
     }
     test_run_free(&r);
 }
@@ -35,9 +35,9 @@ Test(launcher, all_pes_start_and_exit_zero)
 Test(launcher, exit_status_propagates_and_others_are_ended)
 {
     test_run_t r = test_run(NULL, RUN "-n 3" PROG "exit 5 1", 60);
-    cr_assert_eq(r.status, 5, "status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 5, "status %d, output:\n%s", r.status, test_tail(&r));
     cr_assert(strstr(r.output, "gshmemrun: PE 1 (pid ") &&
-              strstr(r.output, "exited with status 5"), "output:\n%s", r.output);
+              strstr(r.output, "exited with status 5"), "output:\n%s", test_tail(&r));
     cr_assert_lt(r.seconds, 10.0, "the sleeping PEs were not ended (%.1f s)", r.seconds);
     test_run_free(&r);
 }
@@ -45,9 +45,9 @@ Test(launcher, exit_status_propagates_and_others_are_ended)
 Test(launcher, signal_death_gives_128_plus_signal)
 {
     test_run_t r = test_run(NULL, RUN "-n 2" PROG "kill 0", 60);
-    cr_assert_eq(r.status, 137, "status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 137, "status %d, output:\n%s", r.status, test_tail(&r));
     cr_assert(strstr(r.output, "gshmemrun: PE 0 (pid ") &&
-              strstr(r.output, "was killed by signal 9"), "output:\n%s", r.output);
+              strstr(r.output, "was killed by signal 9"), "output:\n%s", test_tail(&r));
     cr_assert_lt(r.seconds, 10.0, "took %.1f s", r.seconds);
     test_run_free(&r);
 }
@@ -55,9 +55,9 @@ Test(launcher, signal_death_gives_128_plus_signal)
 Test(launcher, timeout_kills_and_returns_124)
 {
     test_run_t r = test_run(NULL, RUN "-n 2 --timeout 1" PROG "sleep 30", 60);
-    cr_assert_eq(r.status, 124, "status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 124, "status %d, output:\n%s", r.status, test_tail(&r));
     cr_assert(strstr(r.output, "gshmemrun: timeout after 1 s; PEs still running: 0 1"),
-              "output:\n%s", r.output);
+              "output:\n%s", test_tail(&r));
     cr_assert_lt(r.seconds, 6.0, "took %.1f s", r.seconds);
     cr_assert_gt(r.seconds, 0.9, "took only %.1f s", r.seconds);
     test_run_free(&r);
@@ -66,7 +66,7 @@ Test(launcher, timeout_kills_and_returns_124)
 Test(launcher, prefix_labels_every_line)
 {
     test_run_t r = test_run(NULL, RUN "-n 2 --prefix --" PROG "lines", 30);
-    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, test_tail(&r));
     for (int p = 0; p < 2; p++) {
         char want[4][64];
         snprintf(want[0], 64, "[PE %d] out line 1 of PE %d\n", p, p);
@@ -74,35 +74,35 @@ Test(launcher, prefix_labels_every_line)
         snprintf(want[2], 64, "[PE %d] err line of PE %d\n", p, p);
         snprintf(want[3], 64, "[PE %d] no newline from PE %d\n", p, p);
         for (int k = 0; k < 4; k++)
-            cr_assert(strstr(r.output, want[k]), "missing \"%s\" in:\n%s", want[k], r.output);
+            cr_assert(strstr(r.output, want[k]), "missing \"%s\" in:\n%s", want[k], test_tail(&r));
     }
-    cr_assert_eq(count_of(r.output, "\n"), 8, "expected 8 lines:\n%s", r.output);
-    cr_assert_eq(count_of(r.output, "[PE "), 8, "expected 8 labels:\n%s", r.output);
+    cr_assert_eq(count_of(r.output, "\n"), 8, "expected 8 lines:\n%s", test_tail(&r));
+    cr_assert_eq(count_of(r.output, "[PE "), 8, "expected 8 labels:\n%s", test_tail(&r));
     test_run_free(&r);
 }
 
 Test(launcher, no_prefix_passes_output_through)
 {
     test_run_t r = test_run(NULL, RUN "-n 1" PROG "lines", 30);
-    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, test_tail(&r));
     cr_assert(strstr(r.output, "out line 1 of PE 0\n") && !strstr(r.output, "[PE"),
-              "output:\n%s", r.output);
+              "output:\n%s", test_tail(&r));
     test_run_free(&r);
 }
 
 Test(launcher, private_dir_is_0700_and_removed)
 {
     test_run_t r = test_run("TMPDIR=/tmp", RUN "-n 2" PROG "dirinfo", 30);
-    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, test_tail(&r));
     char dir[256] = "", dir2[256] = "";
     unsigned mode = 0, mode2 = 0;
     int sock = 0, sock2 = 0;
     const char *l = strstr(r.output, "dir=");
     cr_assert(l && sscanf(l, "dir=%255s mode=%o sock=%d", dir, &mode, &sock) == 3,
-              "output:\n%s", r.output);
+              "output:\n%s", test_tail(&r));
     l = strstr(l + 4, "dir=");
     cr_assert(l && sscanf(l, "dir=%255s mode=%o sock=%d", dir2, &mode2, &sock2) == 3,
-              "output:\n%s", r.output);
+              "output:\n%s", test_tail(&r));
     cr_assert_str_eq(dir, dir2, "the PEs got different directories");
     cr_assert_eq(mode, 0700, "mode %o", mode);
     cr_assert_eq(sock, 1, "the rendezvous socket is not inside %s", dir);
@@ -115,17 +115,17 @@ Test(launcher, private_dir_is_0700_and_removed)
 Test(launcher, exec_failure_is_127)
 {
     test_run_t r = test_run(NULL, RUN "-n 2 /nonexistent/prog", 30);
-    cr_assert_eq(r.status, 127, "status %d, output:\n%s", r.status, r.output);
-    cr_assert(strstr(r.output, "cannot run /nonexistent/prog"), "output:\n%s", r.output);
+    cr_assert_eq(r.status, 127, "status %d, output:\n%s", r.status, test_tail(&r));
+    cr_assert(strstr(r.output, "cannot run /nonexistent/prog"), "output:\n%s", test_tail(&r));
     test_run_free(&r);
 }
 
 Test(launcher, bad_usage_is_2)
 {
     test_run_t r = test_run(NULL, RUN "-n 0 true", 30);
-    cr_assert_eq(r.status, 2, "status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 2, "status %d, output:\n%s", r.status, test_tail(&r));
     test_run_free(&r);
     r = test_run(NULL, RUN "--bogus true", 30);
-    cr_assert_eq(r.status, 2, "status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 2, "status %d, output:\n%s", r.status, test_tail(&r));
     test_run_free(&r);
 }

@@ -22,7 +22,7 @@ static void p2p_require_gpu(void)
         test_run_free(&r);
         cr_skip_test("no CUDA device: %s", why);
     }
-    cr_assert_eq(r.status, 0, "pe_p2p probe: status %d, output:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 0, "pe_p2p probe: status %d, output:\n%s", r.status, test_tail(&r));
     test_run_free(&r);
 }
 
@@ -43,9 +43,9 @@ static void p2p_check(const char *env, int n, const char *mode)
              "%%B/host/launcher/gshmemrun -n %d --timeout 120 %%B/tests/pe/pe_p2p %s", n, mode);
     test_run_t r = test_run(env, cmd, 135);
     snprintf(want, sizeof want, "pe_p2p: OK (PE ");
-    cr_assert_eq(r.status, 0, "-n %d %s: status %d, output:\n%s", n, mode, r.status, r.output);
+    cr_assert_eq(r.status, 0, "-n %d %s: status %d, output:\n%s", n, mode, r.status, test_tail(&r));
     cr_assert_eq(count_of(r.output, want), n, "-n %d %s: expected %d \"%s\" lines:\n%s", n,
-                 mode, n, want, r.output);
+                 mode, n, want, test_tail(&r));
     test_run_free(&r);
 }
 

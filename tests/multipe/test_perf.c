@@ -48,18 +48,18 @@ static int count_rows(const char *out, size_t from, size_t to)
 Test(perf, demo_4pes_shm)
 {
     test_run_t r = run_app("shm", 4, "apps/demo/gshmem-demo", NULL);
-    cr_assert_eq(r.status, 0, "gshmem-demo exited %d:\n%s", r.status, r.output);
+    cr_assert_eq(r.status, 0, "gshmem-demo exited %d:\n%s", r.status, test_tail(&r));
     cr_assert(strstr(r.output, "operation") && strstr(r.output, "time(us)"),
-              "no table header:\n%s", r.output);
+              "no table header:\n%s", test_tail(&r));
     static const char *const ops[] = {"ring put_signal", "atomic counter", "broadcast",
                                       "sum reduction"};
     for (int i = 0; i < 4; i++) {
         const char *row = strstr(r.output, ops[i]);
-        cr_assert(row != NULL, "no row '%s':\n%s", ops[i], r.output);
-        cr_assert(strncmp(row + 19, "OK", 2) == 0, "row '%s' not OK:\n%s", ops[i], r.output);
+        cr_assert(row != NULL, "no row '%s':\n%s", ops[i], test_tail(&r));
+        cr_assert(strncmp(row + 19, "OK", 2) == 0, "row '%s' not OK:\n%s", ops[i], test_tail(&r));
     }
-    cr_assert(strstr(r.output, "gshmem-demo: all OK"), "%s", r.output);
-    cr_assert_null(strstr(r.output, "FAILED"), "%s", r.output);
+    cr_assert(strstr(r.output, "gshmem-demo: all OK"), "%s", test_tail(&r));
+    cr_assert_null(strstr(r.output, "FAILED"), "%s", test_tail(&r));
     test_run_free(&r);
 }
 
@@ -73,15 +73,15 @@ ParameterizedTest(perf_tp_t *p, perf, latency)
     const char *tp = p->name;
     test_run_t r = run_app(tp, 2, "apps/perf/host/gshmem-perf-put-latency",
                            "-b 8 -e 4K -n 20 -w 2");
-    cr_assert_eq(r.status, 0, "%s: put-latency exited %d:\n%s", tp, r.status, r.output);
+    cr_assert_eq(r.status, 0, "%s: put-latency exited %d:\n%s", tp, r.status, test_tail(&r));
     cr_assert(strstr(r.output, "size(B)") && strstr(r.output, "median(us)") &&
                   strstr(r.output, "p99(us)"),
-              "%s: no table header:\n%s", tp, r.output);
+              "%s: no table header:\n%s", tp, test_tail(&r));
     cr_assert_eq(count_rows(r.output, 8, 4096), 10, "%s: not one row per size:\n%s", tp,
-                 r.output);
+                 test_tail(&r));
     const char *want = strcmp(tp, "shm") == 0 ? "load/store (shm)" : "network (ofi)";
     cr_assert(strstr(r.output, want), "%s: transport line lacks '%s':\n%s", tp, want,
-              r.output);
+              test_tail(&r));
     test_run_free(&r);
 }
 
@@ -97,11 +97,11 @@ ParameterizedTest(perf_tp_t *p, perf, bandwidth)
     snprintf(csv, sizeof csv, "/tmp/gshmem_perf_bw_%d.csv", (int)getpid());
     snprintf(args, sizeof args, "-b 4K -e 64K -n 20 -w 2 -W 8 -o %s", csv);
     test_run_t r = run_app(tp, 2, "apps/perf/host/gshmem-perf-put-bw", args);
-    cr_assert_eq(r.status, 0, "%s: put-bw exited %d:\n%s", tp, r.status, r.output);
+    cr_assert_eq(r.status, 0, "%s: put-bw exited %d:\n%s", tp, r.status, test_tail(&r));
     cr_assert(strstr(r.output, "size(B)") && strstr(r.output, "GB/s"),
-              "%s: no table header:\n%s", tp, r.output);
+              "%s: no table header:\n%s", tp, test_tail(&r));
     cr_assert_eq(count_rows(r.output, 4096, 65536), 5, "%s: not one row per size:\n%s", tp,
-                 r.output);
+                 test_tail(&r));
     FILE *f = fopen(csv, "r");
     cr_assert_not_null(f, "%s: no CSV file %s", tp, csv);
     char line[256];
@@ -118,20 +118,20 @@ Test(perf, bandwidth_bidirectional_shm)
 {
     test_run_t r = run_app("shm", 2, "apps/perf/host/gshmem-perf-put-bw",
                            "-b 4K -e 16K -n 20 -w 2 -W 4 -d");
-    cr_assert_eq(r.status, 0, "put-bw -d exited %d:\n%s", r.status, r.output);
-    cr_assert(strstr(r.output, "bidirectional"), "%s", r.output);
-    cr_assert_eq(count_rows(r.output, 4096, 16384), 3, "%s", r.output);
+    cr_assert_eq(r.status, 0, "put-bw -d exited %d:\n%s", r.status, test_tail(&r));
+    cr_assert(strstr(r.output, "bidirectional"), "%s", test_tail(&r));
+    cr_assert_eq(count_rows(r.output, 4096, 16384), 3, "%s", test_tail(&r));
     test_run_free(&r);
 }
 
 Test(perf, bad_flag_and_help)
 {
     test_run_t r = test_run(NULL, "%B/apps/perf/host/gshmem-perf-put-bw -b 4X", 20);
-    cr_assert_eq(r.status, 2, "bad -b accepted (status %d):\n%s", r.status, r.output);
-    cr_assert(strstr(r.output, "-b '4X'"), "%s", r.output);
+    cr_assert_eq(r.status, 2, "bad -b accepted (status %d):\n%s", r.status, test_tail(&r));
+    cr_assert(strstr(r.output, "-b '4X'"), "%s", test_tail(&r));
     test_run_free(&r);
     r = test_run(NULL, "%B/apps/perf/host/gshmem-perf-put-latency -h", 20);
-    cr_assert_eq(r.status, 0, "-h exited %d:\n%s", r.status, r.output);
-    cr_assert(strstr(r.output, "usage:") && strstr(r.output, "-e SIZE"), "%s", r.output);
+    cr_assert_eq(r.status, 0, "-h exited %d:\n%s", r.status, test_tail(&r));
+    cr_assert(strstr(r.output, "usage:") && strstr(r.output, "-e SIZE"), "%s", test_tail(&r));
     test_run_free(&r);
 }

@@ -217,15 +217,27 @@ static void *consumer_main(void *arg)
 
 /* ---- setup and verdict ------------------------------------------------------ */
 
+/* Every zalloc'd block, freed by zfree_all() before main returns (the
+ * ASan run checks for leaks). */
+static void *g_blocks[16];
+static int g_n_blocks;
+
 static void *zalloc(size_t n)
 {
     void *p = aligned_alloc(128, (n + 127) / 128 * 128);
-    if (!p) {
+    if (!p || g_n_blocks == (int)(sizeof g_blocks / sizeof g_blocks[0])) {
         fprintf(stderr, "FAIL: out of memory (%zu bytes)\n", n);
         exit(1);
     }
     memset(p, 0, n);
+    g_blocks[g_n_blocks++] = p;
     return p;
+}
+
+static void zfree_all(void)
+{
+    while (g_n_blocks > 0)
+        free(g_blocks[--g_n_blocks]);
 }
 
 static int parse_opts(int argc, char **argv)
@@ -343,5 +355,7 @@ int main(int argc, char **argv)
         pthread_join(ps[i].thread, NULL);
     pthread_join(cs.thread, NULL);
     double secs = now_s() - t0;
-    return g_o.die_after ? verdict_died(ps, &cs) : verdict(ps, &cs, secs);
+    int rc = g_o.die_after ? verdict_died(ps, &cs) : verdict(ps, &cs, secs);
+    zfree_all();
+    return rc;
 }

@@ -113,8 +113,8 @@ static void run_stress(const char *env, const char *args, int limit_s)
     snprintf(cmd, sizeof(cmd), "%s %s", STRESS, args);
     test_run_t r = test_run(env, cmd, limit_s * 3);
     cr_log_info("%s: %.2f s\n%s", cmd, r.seconds, r.output ? r.output : "");
-    cr_expect_eq(r.status, 0, "%s: exit status %d:\n%s", cmd, r.status, r.output);
-    cr_expect(r.output && strstr(r.output, "PASS"), "%s: no PASS:\n%s", cmd, r.output);
+    cr_expect_eq(r.status, 0, "%s: exit status %d:\n%s", cmd, r.status, test_tail(&r));
+    cr_expect(r.output && strstr(r.output, "PASS"), "%s: no PASS:\n%s", cmd, test_tail(&r));
     cr_expect(r.seconds < limit_s, "%s: took %.1f s (limit %d s)", cmd, r.seconds, limit_s);
     test_run_free(&r);
 }
@@ -143,10 +143,10 @@ Test(ring, stress_tsan, .timeout = 180)
     const char *cmd = "%B/device/gshmem-ring-stress-tsan -p 64 -n 300000 -c 256 -q 500";
     test_run_t r = test_run("TSAN_OPTIONS=halt_on_error=1", cmd, 120);
     cr_log_info("tsan: %.2f s\n%s", r.seconds, r.output ? r.output : "");
-    cr_expect_eq(r.status, 0, "exit status %d:\n%s", r.status, r.output);
-    cr_expect(r.output && strstr(r.output, "PASS"), "no PASS:\n%s", r.output);
+    cr_expect_eq(r.status, 0, "exit status %d:\n%s", r.status, test_tail(&r));
+    cr_expect(r.output && strstr(r.output, "PASS"), "no PASS:\n%s", test_tail(&r));
     cr_expect(r.output && !strstr(r.output, "ThreadSanitizer"), "TSan report:\n%s",
-              r.output);
+              test_tail(&r));
     test_run_free(&r);
 }
 
@@ -158,8 +158,8 @@ Test(ring, gpu_producers, .timeout = 180)
     test_run_t r = test_run(NULL, "%B/device/gshmem-ring-gpu", 120);
     cr_log_info("gpu: %.2f s\n%s", r.seconds, r.output ? r.output : "");
     int skipped = r.output && strstr(r.output, "SKIP: no CUDA device");
-    cr_expect_eq(r.status, 0, "exit status %d:\n%s", r.status, r.output);
-    cr_expect(skipped || (r.output && strstr(r.output, "PASS")), "no PASS:\n%s", r.output);
+    cr_expect_eq(r.status, 0, "exit status %d:\n%s", r.status, test_tail(&r));
+    cr_expect(skipped || (r.output && strstr(r.output, "PASS")), "no PASS:\n%s", test_tail(&r));
     test_run_free(&r);
     if (skipped)
         cr_skip_test("no CUDA device");
