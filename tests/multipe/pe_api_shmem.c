@@ -48,6 +48,8 @@ int main(void)
     if (me == 0)
         CHECK(*ctr == npes * (npes + 1) / 2, "int_atomic_add sum: %d", *ctr);
     CHECK(shmem_int_atomic_fetch(ctr, 0) == npes * (npes + 1) / 2, "int_atomic_fetch");
+    /* Everybody has read the sum before anybody increments ctr again below. */
+    shmem_barrier_all();
 
     long v = 77 + me;
     shmem_putmem_signal(lv + 3, &v, sizeof v, sig, 1, SHMEM_SIGNAL_ADD, next);
