@@ -50,9 +50,10 @@ static int ofi_open_objects(ofi_state_t *s)
 /* The heap MR, the op arena and the bounce slots (all registered). */
 static int ofi_register_memory(ofi_state_t *s)
 {
-    GSHMEMI_CHECK(ofi_mr_register(s, s->heap->base, s->heap->size,
-                                  FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
-                                  &s->heap_mr, &s->heap_desc));
+    if (!s->stage_mode)   /* staging: no RMA into the heap, nothing to register */
+        GSHMEMI_CHECK(ofi_mr_register(s, s->heap->base, s->heap->size,
+                                      FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
+                                      &s->heap_mr, &s->heap_desc));
     size_t arena_len = sizeof(ofi_op_t) * OFI_ARENA_OPS;
     size_t bounce_len = (size_t)OFI_BOUNCE_SLOTS * OFI_BOUNCE_SIZE;
     if (posix_memalign((void **)&s->arena, 4096, arena_len) != 0 ||
@@ -79,8 +80,13 @@ static int ofi_local_setup(ofi_state_t *s, const gshmemi_tp_env_t *env, ofi_card
 {
     GSHMEMI_CHECK(ofi_info_select(s, env));
     GSHMEMI_CHECK(ofi_open_objects(s));
-    GSHMEMI_CHECK(ofi_info_check_atomics(s));
+    if (!s->stage_mode)
+        GSHMEMI_CHECK(ofi_info_check_atomics(s));
     GSHMEMI_CHECK(ofi_register_memory(s));
+#ifdef GSHMEM_HAVE_CUDA
+    if (s->stage_mode)
+        GSHMEMI_CHECK(ofi_stage_setup(s));
+#endif
     size_t len = sizeof me->addr;
     int rc = fi_getname(&s->ep->fid, me->addr, &len);
     if (rc != 0) {
@@ -90,7 +96,7 @@ static int ofi_local_setup(ofi_state_t *s, const gshmemi_tp_env_t *env, ofi_card
     }
     me->addr_len = (uint32_t)len;
     me->base = (uint64_t)(uintptr_t)s->heap->base;
-    me->key = fi_mr_key(s->heap_mr);
+    me->key = s->heap_mr ? fi_mr_key(s->heap_mr) : 0;
     snprintf(me->prov, sizeof me->prov, "%s", s->prov_name);
     return 0;
 }
@@ -157,6 +163,9 @@ static int ofi_close_all(ofi_state_t *s)
     ofi_close_fid(s->arena_mr ? &s->arena_mr->fid : NULL, "the op arena MR", &rc);
     ofi_close_fid(s->heap_mr ? &s->heap_mr->fid : NULL, "the heap MR", &rc);
     ofi_close_fid(s->ep ? &s->ep->fid : NULL, "the endpoint", &rc);
+#ifdef GSHMEM_HAVE_CUDA
+    ofi_stage_close(s);   /* its buffers' MRs; the endpoint no longer uses them */
+#endif
     ofi_close_fid(s->av ? &s->av->fid : NULL, "the AV", &rc);
     ofi_close_fid(s->cq ? &s->cq->fid : NULL, "the CQ", &rc);
     ofi_close_fid(s->domain ? &s->domain->fid : NULL, "the domain", &rc);
@@ -218,11 +227,15 @@ static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
     tp->priv = s;
     GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: PE %d ready on '%s': fence %s, amo_nbi after fence %s, "
                   "quiet %s, local buffers %s", s->my_pe, s->prov_name,
-                  s->has_fence ? "sets FI_FENCE on the next op per PE" : "waits for completions",
-                  s->has_fence ? "posted with FI_FENCE" : "waits for all outstanding ops first",
-                  s->has_dc ? "waits for delivery-complete" : "waits, then flushes with reads",
-                  s->mr_local ? "need descriptors (bounce outside heap/registrations)"
-                              : "used as is");
+                  s->stage_mode ? "a no-op (staging: requests applied in order per PE)"
+                  : s->has_fence ? "sets FI_FENCE on the next op per PE" : "waits for completions",
+                  s->stage_mode ? "ordered" : s->has_fence ? "posted with FI_FENCE"
+                                                           : "waits for all outstanding ops first",
+                  s->stage_mode ? "waits for the targets' acknowledgements (applied)"
+                  : s->has_dc ? "waits for delivery-complete" : "waits, then flushes with reads",
+                  s->stage_mode ? "copied into host bounce buffers (staging)"
+                  : s->mr_local ? "need descriptors (bounce outside heap/registrations)"
+                                : "used as is");
     free(cards);
     return 0;
 fail:
@@ -252,6 +265,8 @@ static int ofi_finalize(gshmemi_transport_t *tp)
 static int ofi_fence(gshmemi_transport_t *tp)
 {
     ofi_state_t *s = ofi_state(tp);
+    if (s->stage_mode)
+        return 0;   /* staging: each target applies one PE's requests in order */
     if (!s->has_fence)
         return ofi_quiet(s);
     for (int pe = 0; pe < s->n_pes; pe++)

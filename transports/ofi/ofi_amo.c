@@ -120,6 +120,10 @@ int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_
                       "pointer", m.name, pe);
         return GSHMEM_ERR_INVALID_ARG;
     }
+#ifdef GSHMEM_HAVE_CUDA
+    if (s->stage)
+        return ofi_stage_amo(s, pe, op, dt, off, operand, compare, result);
+#endif
     ofi_sync_t local = {0};
     ofi_op_t *o = ofi_op_get(s, &local, m.fetch ? OFI_OP_FETCH_AMO : OFI_OP_AMO, pe, off, sz);
     o->operand = o->compare = o->result = 0;
@@ -151,6 +155,10 @@ int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dt
                       "operand (set, add) may be non-blocking", m.name, pe);
         return GSHMEM_ERR_INVALID_ARG;
     }
+#ifdef GSHMEM_HAVE_CUDA
+    if (s->stage)   /* requests to one PE are applied in order: no fence needed */
+        return ofi_stage_amo_nbi(s, pe, op, dt, off, operand);
+#endif
     if (after_fence) {
         if (s->has_fence)
             __atomic_store_n(&s->fence_pending[pe], 1, __ATOMIC_RELEASE);

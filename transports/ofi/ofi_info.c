@@ -20,7 +20,7 @@ static struct fi_info *ofi_hints_make(const gshmemi_tp_env_t *env, uint64_t caps
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     h->ep_attr->type = FI_EP_RDM;
     h->domain_attr->mr_mode = OFI_MR_MODES;
-    if (env->heap->kind == GSHMEMI_HEAP_CUDA)
+    if (caps & FI_HMEM)
         h->domain_attr->mr_mode |= FI_MR_HMEM;
     h->domain_attr->threading = FI_THREAD_SAFE;
     h->domain_attr->av_type = FI_AV_TABLE;
@@ -79,7 +79,7 @@ static void ofi_diagnose(const gshmemi_tp_env_t *env, uint64_t caps)
         return;
     }
     static const struct { uint64_t cap; const char *name; } list[] = {
-        {FI_RMA, "FI_RMA"}, {FI_ATOMIC, "FI_ATOMIC"}, {FI_HMEM, "FI_HMEM"}};
+        {FI_RMA, "FI_RMA"}, {FI_ATOMIC, "FI_ATOMIC"}, {FI_HMEM, "FI_HMEM"}, {FI_MSG, "FI_MSG"}};
     char missing[128] = "";
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
         if (!(caps & list[i].cap))
@@ -96,8 +96,8 @@ static void ofi_diagnose(const gshmemi_tp_env_t *env, uint64_t caps)
                   "caps; missing: %s (mr_mode asked: VIRT_ADDR|ALLOCATED|PROV_KEY|LOCAL|"
                   "ENDPOINT, threading FI_THREAD_SAFE)%s", want,
                   missing[0] ? missing : "none alone, only their combination",
-                  (caps & FI_HMEM) ? "; the heap is in GPU memory and needs FI_HMEM: staging "
-                  "through host bounce buffers is not implemented yet (future work)" : "");
+                  (caps & FI_HMEM) ? "; the heap is in GPU memory and needs FI_HMEM, or FI_MSG "
+                  "for staging through host bounce buffers" : "");
 }
 
 static void ofi_info_record(ofi_state_t *s, struct fi_info *info, uint64_t op_flags)
@@ -126,15 +126,51 @@ static void ofi_info_record(ofi_state_t *s, struct fi_info *info, uint64_t op_fl
     s->amo_as_fetch = strcmp(s->prov_name, "shm") == 0;
 }
 
+#ifdef GSHMEM_HAVE_CUDA
+/* The staging path: FI_MSG only (no RMA, atomics or FI_HMEM), messages of
+ * one pair in order where the provider offers it (the targets reorder by
+ * sequence number anyway). */
+static int ofi_info_select_stage(ofi_state_t *s, const gshmemi_tp_env_t *env)
+{
+    for (int sas = 1; sas >= 0; sas--) {
+        struct fi_info *h = ofi_hints_make(env, FI_MSG, 0), *info = NULL;
+        if (!h)
+            return GSHMEM_ERR_NOMEM;
+        if (sas)
+            h->tx_attr->msg_order = h->rx_attr->msg_order = FI_ORDER_SAS;
+        int rc = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &info);
+        fi_freeinfo(h);
+        if (rc != 0)
+            continue;
+        ofi_info_record(s, info, 0);
+        s->stage_mode = 1;
+        GSHMEMI_INFO(OFI_SUBSYS, "ofi: provider '%s' (fabric %s, domain %s), mr_mode 0x%x: "
+                     "staging path for the %s heap (FI_MSG active messages through host "
+                     "bounce buffers%s), max_msg %zu, inject %zu", s->prov_name,
+                     info->fabric_attr->name, info->domain_attr->name,
+                     (unsigned)info->domain_attr->mr_mode,
+                     env->heap->kind == GSHMEMI_HEAP_CUDA ? "GPU" : "host",
+                     sas ? ", FI_ORDER_SAS" : ", reordered by sequence number", s->max_msg,
+                     s->inject_size);
+        return 0;
+    }
+    return GSHMEM_ERR_TRANSPORT;
+}
+#endif
+
 int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
 {
     uint64_t base = FI_RMA | FI_ATOMIC;
     if (env->heap->kind == GSHMEMI_HEAP_CUDA)
         base |= FI_HMEM;
+    int stage_only = 0;
+#ifdef GSHMEM_HAVE_CUDA
+    stage_only = gshmemi_ofi_force_stage;
+#endif
     /* Best first: FI_FENCE and delivery-complete, then without each. */
     static const struct { uint64_t caps, flags; } tries[] = {
         {FI_FENCE, FI_DELIVERY_COMPLETE}, {0, FI_DELIVERY_COMPLETE}, {FI_FENCE, 0}, {0, 0}};
-    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0] && !stage_only; i++) {
         struct fi_info *info = NULL;
         if (ofi_try(env, base | tries[i].caps, tries[i].flags, &info) != 0)
             continue;
@@ -154,7 +190,11 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
                          s->prov_name);
         return 0;
     }
-    ofi_diagnose(env, base);
+#ifdef GSHMEM_HAVE_CUDA
+    if ((stage_only || (base & FI_HMEM)) && ofi_info_select_stage(s, env) == 0)
+        return 0;
+#endif
+    ofi_diagnose(env, stage_only ? FI_MSG : base);
     return GSHMEM_ERR_TRANSPORT;
 }
 

@@ -16,7 +16,8 @@
 
 static const char *ofi_kind_name(ofi_op_kind_t k)
 {
-    static const char *names[] = {"put", "get", "atomic", "fetching atomic", "flush read"};
+    static const char *names[] = {"put", "get", "atomic", "fetching atomic", "flush read",
+                                  "staged send", "staged receive", "staged reply"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "op";
 }
 
@@ -84,8 +85,14 @@ void ofi_op_put(ofi_state_t *s, ofi_op_t *op)
 
 /* An op is done (err 0) or failed: copy results out, free it, then count it
  * (the last step: a blocking caller may return and drop its sync at once). */
-static void ofi_op_complete(ofi_state_t *s, ofi_op_t *op, int err)
+void ofi_op_complete(ofi_state_t *s, ofi_op_t *op, int err)
 {
+#ifdef GSHMEM_HAVE_CUDA
+    if (op->kind >= OFI_OP_AM_SEND) {
+        ofi_stage_event(s, op, err);
+        return;
+    }
+#endif
     ofi_sync_t *sync = op->sync;
     if (!err && op->copy_out) {
         const void *from = op->kind == OFI_OP_GET ? (const void *)ofi_bounce_ptr(s, op->bounce)
@@ -130,6 +137,15 @@ static void ofi_cq_error(ofi_state_t *s)
 
 int ofi_progress_once(ofi_state_t *s)
 {
+#ifdef GSHMEM_HAVE_CUDA
+    if (s->stage)
+        return ofi_stage_progress(s);
+#endif
+    return ofi_cq_poll(s);
+}
+
+int ofi_cq_poll(ofi_state_t *s)
+{
     struct fi_cq_entry ents[OFI_CQ_BATCH];
     int total = 0;
     for (;;) {
@@ -170,9 +186,25 @@ static void *ofi_progress_main(void *arg)
 {
     ofi_state_t *s = arg;
     struct timespec idle = {.tv_sec = 0, .tv_nsec = OFI_IDLE_NS};
+#ifdef GSHMEM_HAVE_CUDA
+    if (s->stage)
+        ofi_stage_thread_start(s);
+#endif
+    int hot = 0;
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
-        if (ofi_progress_once(s) <= 0)
-            nanosleep(&idle, NULL);
+        int n = ofi_progress_once(s);
+        if (n > 0)
+            continue;
+#ifdef GSHMEM_HAVE_CUDA
+        /* Staging: multi-step provider protocols (shm's segmented sends)
+         * need both sides to progress often; stay hot (yield, no sleep)
+         * for a while after activity and while sends are in flight. */
+        if (s->stage && ofi_stage_hot(s, &hot)) {
+            sched_yield();
+            continue;
+        }
+#endif
+        nanosleep(&idle, NULL);
     }
     return NULL;
 }

@@ -5,9 +5,9 @@
  *   - put/get: cudaMemcpyAsync(cudaMemcpyDefault) to/from the peer's
  *     mapped heap (UVA tells host from device memory on either side);
  *     blocking ones synchronize the stream, nbi ones complete at quiet;
- *   - amo: a one-thread kernel (p2p_amo.cu) doing a system-scope atomic on
- *     the peer's word; fetching ones write the old value to a pinned host
- *     word and synchronize. The CPU cannot do atomics on GPU memory; these
+ *   - amo: a one-thread kernel (host/heap/heap_cuda_amo.cu) doing a
+ *     system-scope atomic on the peer's word; fetching ones write the old
+ *     value to a pinned host word and synchronize. The CPU cannot do atomics on GPU memory; these
  *     kernels are atomic with each other and with device-side atomics of
  *     any GPU on the word, which is what hw_atomics = 1 promises;
  *   - fence: nothing to do: a stream runs its work one item after the
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gshmem_types.h"
+#include "heap/heap_cuda_amo.h"
 #include "p2p_impl.h"
 
 /* Make priv->device current for one operation; *prev_p says what to restore. */
@@ -124,45 +125,29 @@ static int p2p_amo_target(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op,
     return GSHMEM_SUCCESS;
 }
 
-/* A dt value at p (may be NULL) widened to 64 bits, bit pattern kept. */
-static uint64_t p2p_load_value(gshmemi_dtype_t dt, const void *p)
-{
-    uint32_t v32 = 0;
-    uint64_t v64 = 0;
-
-    if (p == NULL)
-        return 0;
-    if (dt == GSHMEMI_DT_INT32) {
-        memcpy(&v32, p, sizeof(v32));
-        return v32;
-    }
-    memcpy(&v64, p, sizeof(v64));
-    return v64;
-}
-
-/* Launch one AMO kernel; waits and copies the old value out when fetching. */
+/* Queue one AMO kernel (host/heap/heap_cuda_amo.cu) in the stream; it
+ * waits and writes the old value out when fetching, the stream is
+ * synchronized too when wait is set. */
 static int p2p_amo_issue(p2p_priv_t *priv, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                          void *addr, const void *operand, const void *compare, void *result,
                          int wait)
 {
-    uint64_t v = p2p_load_value(dt, operand), c = p2p_load_value(dt, compare);
-    cudaError_t e;
-    int prev;
+    cudaError_t e = cudaSuccess;
+    int prev, rc;
 
     p2p_dev_enter(priv, &prev);
-    e = gshmemi_p2p_amo_launch(addr, (int)op, (int)dt, v, c, result ? priv->result : NULL,
-                               priv->stream);
-    if (e == cudaSuccess && wait)
+    rc = gshmemi_cuda_amo(addr, op, dt, operand, compare, result, priv->stream);
+    if (rc == 0 && wait && result == NULL)
         e = cudaStreamSynchronize(priv->stream);
     p2p_dev_leave(prev);
-    if (e != cudaSuccess) {
-        GSHMEMI_ERROR(P2P_SUBSYS, "p2p: AMO op %d dtype %d on %p (PE %d) failed: %s", (int)op,
-                      (int)dt, addr, pe, cudaGetErrorString(e));
-        (void)cudaGetLastError();
-        return GSHMEM_ERR_TRANSPORT;
+    if (rc != 0) {
+        GSHMEMI_DEBUG(P2P_SUBSYS, "p2p: AMO op %d dtype %d to PE %d failed", (int)op, (int)dt,
+                      pe);
+        return rc;
     }
-    if (result != NULL)
-        memcpy(result, priv->result, gshmemi_dtype_size(dt));
+    if (e != cudaSuccess)
+        return gshmemi_p2p_cuda_error(e, GSHMEM_ERR_TRANSPORT, "AMO (cudaStreamSynchronize)",
+                                      pe);
     return GSHMEM_SUCCESS;
 }
 

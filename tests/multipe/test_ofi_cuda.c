@@ -1,0 +1,90 @@
+/* test_ofi_cuda.c: the ofi transport serving a CUDA heap through its
+ * staging path (no FI_HMEM provider), through the PE program pe_ofi_cuda
+ * under gshmemrun, over libfabric's shm and tcp;ofi_rxm (loopback).
+ *  - suite ofi_cuda: GSHMEM_HEAP=cuda, -n 2 and -n 4 (several PEs may share a
+ *    GPU). Skipped, with the reason, when gshmem has no CUDA or the machine
+ *    no GPU ("pe_ofi_cuda probe" decides in its own process: this driver
+ *    never starts CUDA itself).
+ *  - suite ofi_stage_host: the same protocol on a host heap with the staging
+ *    path forced, so it runs without a GPU (CUDA builds only). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests_common.h"
+
+/* Skips the calling test when "pe_ofi_cuda <probe>" says it cannot run. */
+static void require(const char *probe)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "%%B/tests/pe/pe_ofi_cuda %s", probe);
+    test_run_t r = test_run(NULL, cmd, 60);
+    if (r.status == 77) {
+        char why[512];
+        const char *s = strstr(r.output, "SKIP: ");
+        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
+        why[strcspn(why, "\n")] = '\0';
+        test_run_free(&r);
+        cr_skip_test("%s", why);
+    }
+    cr_assert_eq(r.status, 0, "pe_ofi_cuda %s: status %d, output:\n%s", probe, r.status,
+                 test_tail(&r));
+    test_run_free(&r);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Run pe_ofi_cuda mode at -n n over tp ("ofi-shm" or "ofi-tcp"). */
+static void run_mode(const char *tp, int n, const char *mode, const char *heap)
+{
+    char env[512], cmd[256];
+    snprintf(env, sizeof env, "%s GSHMEM_HEAP=%s GSHMEM_SYMMETRIC_SIZE=64M GSHMEM_DEBUG=INFO "
+             "GSHMEM_DEBUG_SUBSYS=TRANSPORT", test_tp_env(tp), heap);
+    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout 240 "
+             "%%B/tests/pe/pe_ofi_cuda %s", n, mode);
+    test_run_t r = test_run(env, cmd, 260);
+    cr_log_info("ofi_cuda %s -n %d %s: %.1f s", tp, n, mode, r.seconds);
+    for (const char *p = r.output; (p = strstr(p, "pe_ofi_cuda: timing: ")); p++) {
+        char line[256];
+        snprintf(line, sizeof line, "%s", p);
+        line[strcspn(line, "\n")] = '\0';
+        cr_log_info("%s -n %d %s: %s", tp, n, mode, line + 13);
+    }
+    cr_assert_eq(r.status, 0, "%s -n %d %s: status %d, output:\n%s", tp, n, mode, r.status,
+                 test_tail(&r));
+    cr_assert_eq(count_of(r.output, "pe_ofi_cuda: OK (PE "), n,
+                 "%s -n %d %s: expected %d OK lines:\n%s", tp, n, mode, n, test_tail(&r));
+    cr_assert_eq(count_of(r.output, "staging path"), n,
+                 "%s -n %d %s: every PE should report the staging path:\n%s", tp, n, mode,
+                 test_tail(&r));
+    test_run_free(&r);
+}
+
+static void cuda_check(const char *tp, int n, const char *mode)
+{
+    require("probe");
+    run_mode(tp, n, mode, "cuda");
+}
+
+static void host_check(const char *tp, int n)
+{
+    require("probe-host");
+    run_mode(tp, n, "host-stage", "host");
+}
+
+Test(ofi_cuda, shm_n2, .timeout = 300) { cuda_check("ofi-shm", 2, "cuda"); }
+Test(ofi_cuda, shm_n4, .timeout = 300) { cuda_check("ofi-shm", 4, "cuda-stage"); }
+Test(ofi_cuda, tcp_n2, .timeout = 300) { cuda_check("ofi-tcp", 2, "cuda-stage"); }
+Test(ofi_cuda, tcp_n4, .timeout = 300) { cuda_check("ofi-tcp", 4, "cuda"); }
+
+Test(ofi_stage_host, shm_n2, .timeout = 300) { host_check("ofi-shm", 2); }
+Test(ofi_stage_host, shm_n4, .timeout = 300) { host_check("ofi-shm", 4); }
+Test(ofi_stage_host, tcp_n2, .timeout = 300) { host_check("ofi-tcp", 2); }
+Test(ofi_stage_host, tcp_n4, .timeout = 300) { host_check("ofi-tcp", 4); }

@@ -1,0 +1,358 @@
+/* ofi_stage.c: the ofi transport's staging path, for a CUDA heap when no
+ * provider can register GPU memory (no FI_HMEM: libfabric's shm and
+ * tcp;ofi_rxm here). Nothing touches the heap remotely: each PE sends
+ * active messages and the TARGET applies them to its own heap.
+ *
+ * Wire: one FI_MSG message = a 64-byte header (ofi_am_hdr_t) + payload,
+ * at most OFI_STAGE_CHUNK (64 KiB) of payload; larger puts and gets are
+ * split into chunks. Types: PUT (offset, data), GET (offset, length),
+ * AMO (op, type, operands; reply wanted or not), REPLY (GET data or the
+ * AMO's old value, and a status), ACK (count of applied requests).
+ *
+ * Source side (any thread; ofi_stage.c):
+ *  - a request (PUT/GET/AMO) takes the next sequence number of its target
+ *    and waits while OFI_STAGE_WINDOW requests to that target are not yet
+ *    acknowledged (flow control: the target's receive buffers are never
+ *    overrun by one source; progress is driven while waiting);
+ *  - PUT copies the source into a registered pinned send buffer (D2H with
+ *    cudaMemcpyAsync on a private stream when the source is device memory,
+ *    told by cudaPointerGetAttributes) and sends it (fi_inject when it fits
+ *    the provider's inject size). put and put_nbi both return once the
+ *    source is copied: the source may be reused; they complete at quiet;
+ *  - GET and blocking AMOs send a header-only request naming an op of the
+ *    arena; the REPLY completes that op, copying into the destination
+ *    (cudaMemcpyAsync + sync when it is device memory). get waits for its
+ *    replies; get_nbi's complete at quiet. Blocking set/add also wait for
+ *    their reply (sent once the update is visible);
+ *  - amo_nbi (signals) is a request without reply: ordered after every
+ *    earlier request to that PE by the sequence numbers, so after_fence
+ *    costs nothing; fence is a no-op on this path;
+ *  - quiet: waits for the nbi gets, then until every target has
+ *    acknowledged every request this PE sent it (ACKs are sent only after
+ *    the applies are visible: OpenSHMEM's "complete at the target"), then
+ *    for the send buffers. An ACK carries the first failure of an apply at
+ *    the target (e.g. an out-of-heap offset), which quiet returns.
+ *
+ * Target side (ofi_am.c), whichever thread drives progress (the progress
+ * thread, or a caller's wait loop); one at a time (a trylock around the
+ * CQ) so requests are applied in order:
+ *  - receive buffers (registered pinned host memory, n_pes * WINDOW + 32,
+ *    capped at the provider's rx queue size) are posted at init;
+ *  - requests of one source are applied in sequence order (the provider's
+ *    FI_ORDER_SAS is asked for; one that arrives early waits in a stash);
+ *  - PUT: cudaMemcpyAsync H2D into the heap on one private non-blocking
+ *    stream; AMO: gshmemi_cuda_amo (a system-scope atomic kernel) on the
+ *    same stream, so a signal after data is applied after the data, and
+ *    AMOs are atomic with each other and with GPU-side atomics; GET: D2H on
+ *    that stream (after everything before it), then the receive buffer
+ *    itself is sent back as the REPLY;
+ *  - at the end of each progress pass: one stream synchronize, then the
+ *    buffers are reposted and each source owed one gets an ACK (fi_inject)
+ *    with its applied count. A send or repost that meets -FI_EAGAIN is
+ *    retried at the next pass; nothing is dropped.
+ *  - requests to this PE itself travel the same way (a message to its own
+ *    address): all AMOs on a word take one path, the target's stream.
+ *
+ * Memory operations are in ofi_stage_mem.c; on a host heap
+ * (gshmemi_ofi_force_stage) they are memcpy and CPU atomics, so the whole
+ * protocol runs in tests without a GPU. Built only with GSHMEM_HAVE_CUDA. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofi_stage.h"
+
+int gshmemi_ofi_force_stage = 0;
+
+static int ofi_stage_buffers(ofi_state_t *s, ofi_stage_t *st)
+{
+    size_t want = (size_t)s->n_pes * OFI_STAGE_WINDOW + OFI_STAGE_RX_EXTRA;
+    size_t cap = s->info->rx_attr->size > 16 ? s->info->rx_attr->size - 8 : 64;
+    st->n_rx = (int)(want < cap ? want : cap);
+    GSHMEMI_CHECK(ofi_smem_alloc(st, (size_t)OFI_STAGE_TX * OFI_STAGE_BUF, (void **)&st->tx));
+    GSHMEMI_CHECK(ofi_smem_alloc(st, (size_t)st->n_rx * OFI_STAGE_BUF, (void **)&st->rx));
+    GSHMEMI_CHECK(ofi_mr_register(s, st->tx, (size_t)OFI_STAGE_TX * OFI_STAGE_BUF,
+                                  FI_SEND | FI_RECV, &st->tx_mr, &st->tx_desc));
+    GSHMEMI_CHECK(ofi_mr_register(s, st->rx, (size_t)st->n_rx * OFI_STAGE_BUF,
+                                  FI_SEND | FI_RECV, &st->rx_mr, &st->rx_desc));
+    st->tx_free = ~0ull;
+    st->rx_ops = calloc((size_t)st->n_rx, sizeof *st->rx_ops);
+    if (!st->rx_ops) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: out of memory for %d receive ops", st->n_rx);
+        return GSHMEM_ERR_NOMEM;
+    }
+    for (int i = 0; i < st->n_rx; i++) {
+        st->rx_ops[i].bounce = i;
+        st->rx_ops[i].pe = -1;
+        GSHMEMI_CHECK(ofi_am_post_recv(s, &st->rx_ops[i]));
+    }
+    if (st->retry) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: provider '%s' would not take %d receive "
+                      "buffers at init", s->prov_name, st->n_rx);
+        return GSHMEM_ERR_TRANSPORT;
+    }
+    return 0;
+}
+
+int ofi_stage_setup(ofi_state_t *s)
+{
+    ofi_stage_t *st = calloc(1, sizeof *st);
+    size_t n = (size_t)(unsigned)s->n_pes;
+    if (!st) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: out of memory at init");
+        return GSHMEM_ERR_NOMEM;
+    }
+    s->stage = st;
+    pthread_mutex_init(&st->lock, NULL);
+    if (s->inject_size < sizeof(ofi_am_hdr_t) || s->max_msg < OFI_STAGE_HDR + 4096) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: provider '%s' injects %zu bytes and sends "
+                      "%zu at most; the staging path needs %zu and %u", s->prov_name,
+                      s->inject_size, s->max_msg, sizeof(ofi_am_hdr_t), OFI_STAGE_HDR + 4096);
+        return GSHMEM_ERR_TRANSPORT;
+    }
+    st->chunk = s->max_msg - OFI_STAGE_HDR < OFI_STAGE_CHUNK ? s->max_msg - OFI_STAGE_HDR
+                                                               : OFI_STAGE_CHUNK;
+    st->next_seq = calloc(n, sizeof(uint64_t));
+    st->acked = calloc(n, sizeof(uint64_t));
+    st->applied = calloc(n, sizeof(uint64_t));
+    st->acked_out = calloc(n, sizeof(uint64_t));
+    st->src_err = calloc(n, sizeof(int));
+    st->stash = calloc(n, sizeof(ofi_op_t *));
+    if (!st->next_seq || !st->acked || !st->applied || !st->acked_out || !st->src_err ||
+        !st->stash) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: out of memory for %d PEs", s->n_pes);
+        return GSHMEM_ERR_NOMEM;
+    }
+    GSHMEMI_CHECK(ofi_smem_init(st, s->heap));
+    GSHMEMI_CHECK(ofi_stage_buffers(s, st));
+    GSHMEMI_DEBUG(OFI_SUBSYS, "ofi staging: %d receive and %d send buffers of %u bytes "
+                  "(%s), window %d requests per target, chunk %zu", st->n_rx, OFI_STAGE_TX,
+                  OFI_STAGE_BUF, st->cuda ? "pinned" : "host", OFI_STAGE_WINDOW, st->chunk);
+    return 0;
+}
+
+void ofi_stage_close(ofi_state_t *s)
+{
+    ofi_stage_t *st = s->stage;
+    if (!st)
+        return;
+    if (st->tx_mr)
+        fi_close(&st->tx_mr->fid);
+    if (st->rx_mr)
+        fi_close(&st->rx_mr->fid);
+    ofi_smem_free(st, st->tx);
+    ofi_smem_free(st, st->rx);
+    ofi_smem_fini(st);
+    free(st->rx_ops);
+    free(st->next_seq);
+    free(st->acked);
+    free(st->applied);
+    free(st->acked_out);
+    free(st->src_err);
+    free(st->stash);
+    pthread_mutex_destroy(&st->lock);
+    free(st);
+    s->stage = NULL;
+}
+
+void ofi_stage_thread_start(ofi_state_t *s)
+{
+    int prev;
+    ofi_smem_dev_enter(s->stage, &prev);   /* stays current for the thread's life */
+}
+
+/* ---- source side ---------------------------------------------------- */
+
+static int ofi_stage_tx_get(ofi_state_t *s)
+{
+    ofi_stage_t *st = s->stage;
+    for (;;) {
+        uint64_t m = __atomic_load_n(&st->tx_free, __ATOMIC_ACQUIRE);
+        if (m == 0) {
+            if (ofi_progress_once(s) <= 0)
+                sched_yield();
+            continue;
+        }
+        int slot = __builtin_ctzll(m);
+        if (__atomic_compare_exchange_n(&st->tx_free, &m, m & ~(1ull << slot), 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return slot;
+    }
+}
+
+static void ofi_stage_tx_put(ofi_stage_t *st, int slot)
+{
+    __atomic_fetch_or(&st->tx_free, 1ull << slot, __ATOMIC_RELEASE);
+}
+
+/* Send msg (len bytes) to pe: injected when it fits, else from send buffer
+ * slot (taken here if slot < 0). Retries -FI_EAGAIN while driving progress. */
+static int ofi_stage_send(ofi_state_t *s, int pe, const void *msg, size_t len, int slot)
+{
+    ofi_stage_t *st = s->stage;
+    ofi_op_t *op = NULL;
+    if (len > s->inject_size) {
+        if (slot < 0) {
+            slot = ofi_stage_tx_get(s);
+            memcpy(ofi_stage_tx_ptr(st, slot), msg, len);
+        }
+        op = ofi_op_get(s, &st->tx_sync, OFI_OP_AM_SEND, pe, 0, len);
+        op->bounce = slot;
+        __atomic_fetch_add(&st->tx_sync.posted, 1, __ATOMIC_RELEASE);
+        msg = ofi_stage_tx_ptr(st, slot);
+    }
+    ssize_t rc;
+    for (;;) {
+        rc = op ? fi_send(s->ep, msg, len, st->tx_desc, s->peers[pe].addr, op)
+                : fi_inject(s->ep, msg, len, s->peers[pe].addr);
+        if (rc != -FI_EAGAIN)
+            break;
+        if (ofi_progress_once(s) <= 0)
+            sched_yield();
+    }
+    if (rc == 0 && !op && slot >= 0)
+        ofi_stage_tx_put(st, slot);   /* injected: the buffer is free at once */
+    if (rc == 0)
+        return 0;
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: sending %zu bytes to PE %d failed: %s", len, pe,
+                  fi_strerror((int)-rc));
+    if (slot >= 0)
+        ofi_stage_tx_put(st, slot);
+    if (op) {
+        ofi_op_put(s, op);
+        __atomic_fetch_sub(&st->tx_sync.posted, 1, __ATOMIC_RELEASE);
+    }
+    return GSHMEM_ERR_TRANSPORT;
+}
+
+/* Number the request h for pe, wait for room in pe's window, send it. */
+static int ofi_stage_request(ofi_state_t *s, int pe, ofi_am_hdr_t *h, size_t len, int slot)
+{
+    ofi_stage_t *st = s->stage;
+    uint64_t seq = __atomic_fetch_add(&st->next_seq[pe], 1, __ATOMIC_ACQ_REL);
+    while (seq >= __atomic_load_n(&st->acked[pe], __ATOMIC_ACQUIRE) + OFI_STAGE_WINDOW) {
+        int n = ofi_progress_once(s);
+        if (n < 0)
+            return n;
+        if (n == 0)
+            sched_yield();
+    }
+    h->src_pe = s->my_pe;
+    h->seq = seq;
+    return ofi_stage_send(s, pe, h, len, slot);
+}
+
+int ofi_stage_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n)
+{
+    ofi_stage_t *st = s->stage;
+    for (size_t done = 0; done < n; done += st->chunk) {
+        size_t len = n - done < st->chunk ? n - done : st->chunk;
+        int slot = ofi_stage_tx_get(s);
+        char *buf = ofi_stage_tx_ptr(st, slot);
+        int rc = ofi_smem_from_user(st, st->ustream, buf + OFI_STAGE_HDR,
+                                    (const char *)src + done, len);
+        if (rc != 0) {
+            ofi_stage_tx_put(st, slot);
+            return rc;
+        }
+        ofi_am_hdr_t *h = (ofi_am_hdr_t *)buf;
+        *h = (ofi_am_hdr_t){.type = OFI_AM_PUT, .off = off + done, .len = len};
+        GSHMEMI_CHECK(ofi_stage_request(s, pe, h, OFI_STAGE_HDR + len, slot));
+    }
+    return 0;
+}
+
+/* A request answered by a REPLY that completes op (counted in its sync). */
+static int ofi_stage_ask(ofi_state_t *s, int pe, ofi_op_t *op, ofi_am_hdr_t *h)
+{
+    ofi_sync_t *sync = op->sync;
+    h->req = (uint64_t)(op - s->arena) + 1;
+    __atomic_fetch_add(&sync->posted, 1, __ATOMIC_RELEASE);
+    int rc = ofi_stage_request(s, pe, h, sizeof *h, -1);
+    if (rc != 0) {
+        ofi_op_put(s, op);
+        __atomic_fetch_sub(&sync->posted, 1, __ATOMIC_RELEASE);
+    }
+    return rc;
+}
+
+int ofi_stage_get(ofi_state_t *s, int pe, void *dst, uint64_t off, size_t n, int nbi)
+{
+    ofi_stage_t *st = s->stage;
+    ofi_sync_t local = {0};
+    ofi_sync_t *sync = nbi ? &s->nbi : &local;
+    int rc = 0;
+    for (size_t done = 0; done < n && rc == 0; done += st->chunk) {
+        size_t len = n - done < st->chunk ? n - done : st->chunk;
+        ofi_op_t *op = ofi_op_get(s, sync, OFI_OP_GET, pe, off + done, len);
+        op->copy_out = (char *)dst + done;
+        op->copy_len = len;
+        ofi_am_hdr_t h = {.type = OFI_AM_GET, .off = off + done, .len = len};
+        rc = ofi_stage_ask(s, pe, op, &h);
+    }
+    if (nbi)
+        return rc;
+    int wrc = ofi_sync_wait(s, &local);
+    return rc ? rc : wrc;
+}
+
+/* operand/compare: one dt value each, host or device memory (or NULL). */
+static int ofi_stage_amo_hdr(ofi_state_t *s, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                             uint64_t off, const void *operand, const void *compare,
+                             ofi_am_hdr_t *h)
+{
+    ofi_stage_t *st = s->stage;
+    size_t sz = gshmemi_dtype_size(dt);
+    *h = (ofi_am_hdr_t){.type = OFI_AM_AMO, .amo_op = (uint8_t)op, .dtype = (uint8_t)dt,
+                        .off = off, .len = sz};
+    if (operand)
+        GSHMEMI_CHECK(ofi_smem_from_user(st, st->ustream, &h->operand, operand, sz));
+    if (compare)
+        GSHMEMI_CHECK(ofi_smem_from_user(st, st->ustream, &h->compare, compare, sz));
+    return 0;
+}
+
+int ofi_stage_amo(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                  uint64_t off, const void *operand, const void *compare, void *result)
+{
+    int fetch = op != GSHMEMI_AMO_SET && op != GSHMEMI_AMO_ADD;
+    ofi_am_hdr_t h;
+    GSHMEMI_CHECK(ofi_stage_amo_hdr(s, op, dt, off, operand, compare, &h));
+    ofi_sync_t local = {0};
+    ofi_op_t *o = ofi_op_get(s, &local, fetch ? OFI_OP_FETCH_AMO : OFI_OP_AMO, pe, off, h.len);
+    o->copy_out = fetch ? result : NULL;
+    o->copy_len = fetch ? h.len : 0;
+    int rc = ofi_stage_ask(s, pe, o, &h);
+    int wrc = ofi_sync_wait(s, &local);
+    return rc ? rc : wrc;
+}
+
+int ofi_stage_amo_nbi(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                      uint64_t off, const void *operand)
+{
+    ofi_am_hdr_t h;
+    GSHMEMI_CHECK(ofi_stage_amo_hdr(s, op, dt, off, operand, NULL, &h));
+    return ofi_stage_request(s, pe, &h, sizeof h, -1);
+}
+
+int ofi_stage_quiet(ofi_state_t *s)
+{
+    ofi_stage_t *st = s->stage;
+    int rc = ofi_sync_wait(s, &s->nbi);
+    for (int pe = 0; pe < s->n_pes && rc == 0; pe++) {
+        uint64_t want = __atomic_load_n(&st->next_seq[pe], __ATOMIC_ACQUIRE);
+        while (__atomic_load_n(&st->acked[pe], __ATOMIC_ACQUIRE) < want) {
+            int n = ofi_progress_once(s);
+            if (n < 0) {
+                rc = n;
+                break;
+            }
+            if (n == 0)
+                sched_yield();
+        }
+    }
+    int wrc = ofi_sync_wait(s, &st->tx_sync);
+    int erc = __atomic_exchange_n(&st->err, 0, __ATOMIC_ACQ_REL);
+    return rc ? rc : wrc ? wrc : erc;
+}
