@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -81,7 +82,7 @@ static const gshmemi_bootstrap_ops_t fb_ops = {
     .finalize = fb_finalize,
 };
 
-enum { TOFI_FULL = 0, TOFI_INIT_ONLY, TOFI_UNKNOWN };
+enum { TOFI_FULL = 0, TOFI_INIT_ONLY, TOFI_UNKNOWN, TOFI_STALE_SHM };
 
 static int tofi_amo_contention(tofi_pe_t *p)
 {
@@ -119,8 +120,31 @@ static int tofi_run_scenarios(tofi_pe_t *p)
     return 0;
 }
 
+/* What a PE killed without finalize leaves under /dev/shm when libfabric's
+ * shm provider names regions after the process ("<pid>:<uid>:<ep>"): plant
+ * such leftovers for this very pid (as if a dead process had had it). */
+static void tofi_plant_stale_regions(int plant)
+{
+    for (int ep = 0; ep < 2; ep++) {
+        char name[64];
+        snprintf(name, sizeof name, "/%d:%d:%d", (int)getpid(), (int)getuid(), ep);
+        if (!plant) {
+            shm_unlink(name);
+            continue;
+        }
+        int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
+        if (fd >= 0) {
+            if (ftruncate(fd, 1 << 20) != 0)
+                perror("ftruncate");
+            close(fd);
+        }
+    }
+}
+
 static int tofi_child(int pe, int n, fb_shared_t *sh, const char *prov, int which)
 {
+    if (which == TOFI_STALE_SHM)
+        tofi_plant_stale_regions(1);
     gshmemi_log_set_pe(pe);
     gshmemi_bootstrap_t boot = {.ops = &fb_ops, .my_pe = pe, .n_pes = n, .priv = sh};
     static tofi_pe_t p;
@@ -153,6 +177,8 @@ static int tofi_child(int pe, int n, fb_shared_t *sh, const char *prov, int whic
     if (which == TOFI_FULL && tofi_run_scenarios(&p) != 0)
         return 13;
     rc = p.tp.ops->finalize(&p.tp);
+    if (which == TOFI_STALE_SHM)
+        tofi_plant_stale_regions(0);
     if (rc != 0) {
         fprintf(stderr, "PE %d: ofi finalize failed: %d\n", pe, rc);
         return 14;
@@ -250,6 +276,14 @@ Test(ofi, init_finalize_1pe, .timeout = 60)
 {
     tofi_run(1, "shm", TOFI_FULL, 50, NULL);
     tofi_run(1, "tcp;ofi_rxm", TOFI_FULL, 50, NULL);
+}
+
+/* Regression: stale shm-provider regions of a dead process whose pid is
+ * reused made fi_enable fail with EBUSY (seen in CI); endpoints now get a
+ * unique name of their own. */
+Test(ofi, shm_stale_regions_of_reused_pid, .timeout = 60)
+{
+    tofi_run(2, "shm", TOFI_STALE_SHM, 50, NULL);
 }
 
 Test(ofi, unknown_provider_clear_error, .timeout = 60)

@@ -3,9 +3,13 @@
  * and heap bases exchanged through the bootstrap, every PE (this one too)
  * in an FI_AV_TABLE at its PE index. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "ofi.h"
 
@@ -18,8 +22,35 @@ typedef struct ofi_card {
     unsigned char addr[OFI_ADDR_MAX];
 } ofi_card_t;
 
+/* libfabric's shm provider names an endpoint's shared-memory region after
+ * the process ("<pid>:<domain>:<ep>" under /dev/shm) unless the source
+ * address names it. A PE killed without finalize leaves its region behind,
+ * and a later process that reuses the pid then fails fi_enable with EBUSY.
+ * An "fi_ns://" name with a random part is used as is: unique per run. */
+static int ofi_name_shm_endpoint(ofi_state_t *s)
+{
+    uint64_t r = 0;
+    char name[96];
+    if (strcmp(s->prov_name, "shm") != 0)
+        return 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: getrandom for the shm endpoint name failed: %s",
+                      strerror(errno));
+        return GSHMEM_ERR_SYSTEM;
+    }
+    snprintf(name, sizeof name, "fi_ns://gshmem-%d-%016" PRIx64, (int)getpid(), r);
+    char *copy = strdup(name);
+    if (copy == NULL)
+        return GSHMEM_ERR_NOMEM;
+    free(s->info->src_addr);
+    s->info->src_addr = copy;
+    s->info->src_addrlen = strlen(copy) + 1;
+    return 0;
+}
+
 static int ofi_open_objects(ofi_state_t *s)
 {
+    GSHMEMI_CHECK(ofi_name_shm_endpoint(s));
     const char *what = "fi_fabric";
     int rc = fi_fabric(s->info->fabric_attr, &s->fabric, NULL);
     if (rc == 0 && (what = "fi_domain"))
