@@ -1,0 +1,104 @@
+/* pe_stream_c: gshmemx.h from a C program (compiled by the C compiler,
+ * linked with libgshmem and cudart): that it compiles and links is the
+ * first check. Under gshmemrun (GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p):
+ *   (no argument)  ring puts on a stream: every PE puts a pattern into the
+ *                  right PE's buffer (putmem_on_stream), quiet + barrier on
+ *                  the stream, then checks what the left PE sent; prints
+ *                  "pe_stream_c: OK (PE n)".
+ *   no_init | bad_pe | bad_addr | bad_cmp | bad_sig_op | host_heap
+ *                  one misuse each; the run must end with the host API's
+ *                  message naming the value (test_stream.c checks it).
+ *   probe          exit 0 with a CUDA device, 77 with "SKIP: ..." without. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "gshmemx.h"
+#include "pe_check.h"
+
+#define CU(call)                                                                     \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        PE_CHECK(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
+    } while (0)
+
+#define N 4099
+
+static unsigned char pat(int pe, int i)
+{
+    return (unsigned char)(pe * 53 + i * 7 + (i >> 9));
+}
+
+static int misuse(const char *mode, cudaStream_t st)
+{
+    uint64_t *sig = gshmem_calloc(1, sizeof(uint64_t));
+    unsigned char *buf = gshmem_calloc(1, 64), *dev = NULL;
+    PE_CHECK(sig != NULL && buf != NULL, "gshmem_calloc failed");
+    CU(cudaMalloc((void **)&dev, 64));
+    if (strcmp(mode, "bad_pe") == 0)
+        gshmemx_putmem_on_stream(buf, dev, 8, gshmem_n_pes(), st);
+    else if (strcmp(mode, "bad_addr") == 0)
+        gshmemx_putmem_on_stream(dev, buf, 8, 0, st);
+    else if (strcmp(mode, "bad_cmp") == 0)
+        gshmemx_signal_wait_until_on_stream(sig, 99, 1, st);
+    else if (strcmp(mode, "bad_sig_op") == 0)
+        gshmemx_putmem_signal_on_stream(buf, dev, 8, sig, 1, 7, 0, st);
+    else
+        PE_CHECK(0, "unknown mode %s", mode);
+    printf("pe_stream_c %s: the misuse was not reported\n", mode);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "probe") == 0) {
+        int n = 0;
+        cudaError_t e = cudaGetDeviceCount(&n);
+        if (e != cudaSuccess || n == 0) {
+            printf("SKIP: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "0 CUDA devices");
+            return 77;
+        }
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "no_init") == 0) {
+        gshmemx_quiet_on_stream(0);
+        printf("pe_stream_c no_init: the misuse was not reported\n");
+        return 1;
+    }
+    PE_CHECK_INIT();
+    if (argc > 1 && strcmp(argv[1], "host_heap") == 0) {   /* before any CUDA call */
+        gshmemx_barrier_all_on_stream(0);
+        printf("pe_stream_c host_heap: the misuse was not reported\n");
+        return 1;
+    }
+    cudaStream_t st;
+    CU(cudaStreamCreate(&st));
+    if (argc > 1)
+        return misuse(argv[1], st);
+
+    int me = gshmem_my_pe(), n = gshmem_n_pes(), left = (me + n - 1) % n;
+    unsigned char *dst = gshmem_calloc(1, N), *src = NULL, host[N];
+    PE_CHECK(dst != NULL, "gshmem_calloc(%d) failed", N);
+    CU(cudaMalloc((void **)&src, N));
+    for (int i = 0; i < N; i++)
+        host[i] = pat(me, i);
+    CU(cudaMemcpyAsync(src, host, N, cudaMemcpyHostToDevice, st));
+    gshmem_barrier_all();
+    gshmemx_putmem_on_stream(dst, src, N, (me + 1) % n, st);
+    gshmemx_quiet_on_stream(st);
+    gshmemx_barrier_all_on_stream(st);
+    CU(cudaMemcpyAsync(host, dst, N, cudaMemcpyDeviceToHost, st));
+    CU(cudaStreamSynchronize(st));
+    for (int i = 0; i < N; i++)
+        PE_CHECK(host[i] == pat(left, i), "byte %d is %u, want %u from PE %d", i, host[i],
+                 pat(left, i), left);
+    gshmem_barrier_all();
+    CU(cudaFree(src));
+    gshmem_free(dst);
+    CU(cudaStreamDestroy(st));
+    printf("pe_stream_c: OK (PE %d of %d)\n", me, n);
+    fflush(stdout);
+    gshmem_finalize();
+    return 0;
+}

@@ -1,0 +1,158 @@
+/* test_stream: the host on-stream API (gshmemx.h) through the PE programs
+ * of tests/gpu (pe_stream, pe_stream_static, pe_stream_c) under gshmemrun
+ * with GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p. Skipped, with the reason,
+ * when gshmem was built without CUDA (the programs do not exist) or the
+ * machine has no GPU ("<prog> probe" decides in its own process: this
+ * driver never starts CUDA itself). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests_common.h"
+
+#define STREAM_TIMEOUT_S 240
+#define STREAM_ENV "GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p"
+
+static const char *stream_build_dir(void)
+{
+    const char *b = getenv("GSHMEM_TEST_BUILD_DIR");
+    return b != NULL && *b ? b : GSHMEM_BUILD_DIR;
+}
+
+/* Skips the calling test when prog was not built (no CUDA build). */
+static void stream_require_build(const char *prog)
+{
+    char path[1024];
+
+    snprintf(path, sizeof path, "%s/tests/pe/%s", stream_build_dir(), prog);
+    if (access(path, X_OK) != 0)
+        cr_skip_test("no CUDA build: %s does not exist (configure with -DGSHMEM_ENABLE_CUDA=ON)",
+                     path);
+}
+
+/* Skips the calling test when prog cannot run here. */
+static void stream_require_gpu(const char *prog)
+{
+    char cmd[1100];
+
+    stream_require_build(prog);
+    snprintf(cmd, sizeof cmd, "%%B/tests/pe/%s probe", prog);
+    test_run_t r = test_run(NULL, cmd, 60);
+    if (r.status == 77) {
+        char why[512];
+        const char *s = strstr(r.output, "SKIP: ");
+        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
+        why[strcspn(why, "\n")] = '\0';
+        test_run_free(&r);
+        cr_skip_test("no CUDA device: %s", why);
+    }
+    cr_assert_eq(r.status, 0, "%s probe: status %d, output:\n%s", prog, r.status, test_tail(&r));
+    test_run_free(&r);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Runs prog at n PEs; every PE must print "<okname>: OK (PE ". */
+static test_run_t stream_run(const char *prog, const char *okname, int n)
+{
+    char cmd[512], ok[128];
+
+    stream_require_gpu(prog);
+    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s",
+             n, STREAM_TIMEOUT_S, prog);
+    test_run_t r = test_run(STREAM_ENV, cmd, STREAM_TIMEOUT_S + 15);
+    snprintf(ok, sizeof ok, "%s: OK (PE ", okname);
+    cr_assert(r.status == 0 && count_of(r.output, ok) == n,
+              "%s at %d PEs: status %d after %.1f s, %d of %d OK lines; output (end):\n%s", prog,
+              n, r.status, r.seconds, count_of(r.output, ok), n, test_tail(&r));
+    return r;
+}
+
+/* pe_stream: also the refused collective launch, logged with the numbers
+ * the program announced ("want-log: <phrase>"). */
+static void stream_full(const char *prog, int n)
+{
+    test_run_t r = stream_run(prog, "pe_stream", n);
+    const char *w = strstr(r.output, "want-log: ");
+    cr_assert(w != NULL, "%s: no want-log line; output (end):\n%s", prog, test_tail(&r));
+    char phrase[256];
+    snprintf(phrase, sizeof phrase, "%s", w + strlen("want-log: "));
+    phrase[strcspn(phrase, "\n")] = '\0';
+    /* every PE announces it and logs it */
+    cr_assert(count_of(r.output, phrase) >= 2 * n,
+              "%s: \"%s\" appears %d times, want the log line besides each announcement; "
+              "output (end):\n%s", prog, phrase, count_of(r.output, phrase), test_tail(&r));
+    cr_assert(strstr(r.output, "graph: ") != NULL, "%s: no graph line:\n%s", prog, test_tail(&r));
+    test_run_free(&r);
+}
+
+/* A misuse must fail the run and print want and want2 (NULL: only want).
+ * no_init and host_heap fail before any CUDA call: they need no GPU. */
+static void stream_misuse(const char *mode, const char *env, const char *want, const char *want2)
+{
+    char cmd[512];
+
+    if (strcmp(mode, "no_init") == 0 || strcmp(mode, "host_heap") == 0)
+        stream_require_build("pe_stream_c");
+    else
+        stream_require_gpu("pe_stream_c");
+    if (strcmp(mode, "no_init") == 0)
+        snprintf(cmd, sizeof cmd, "%%B/tests/pe/pe_stream_c %s", mode);
+    else
+        snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n 2 --timeout 60 "
+                 "%%B/tests/pe/pe_stream_c %s", mode);
+    test_run_t r = test_run(env, cmd, 75);
+    cr_assert(r.status != 0 && strstr(r.output, want) != NULL &&
+              (want2 == NULL || strstr(r.output, want2) != NULL),
+              "pe_stream_c %s: status %d (want non-zero) and \"%s\" / \"%s\" in the "
+              "output:\n%s", mode, r.status, want, want2 ? want2 : "", test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(gpu_stream, full_n2) { stream_full("pe_stream", 2); }
+Test(gpu_stream, full_n4) { stream_full("pe_stream", 4); }
+Test(gpu_stream, static_cudart_n2) { stream_full("pe_stream_static", 2); }
+
+Test(gpu_stream, c_program_n2)
+{
+    test_run_t r = stream_run("pe_stream_c", "pe_stream_c", 2);
+    test_run_free(&r);
+}
+
+Test(gpu_stream, err_no_init)
+{
+    stream_misuse("no_init", STREAM_ENV, "gshmemx_quiet_on_stream: called before gshmem_init",
+                  NULL);
+}
+Test(gpu_stream, err_bad_pe)
+{
+    stream_misuse("bad_pe", STREAM_ENV, "gshmemx_putmem_on_stream: invalid PE 2 (n_pes 2)", NULL);
+}
+Test(gpu_stream, err_bad_addr)
+{
+    stream_misuse("bad_addr", STREAM_ENV, "gshmemx_putmem_on_stream: dest ",
+                  "(8 bytes) is not inside the symmetric heap");
+}
+Test(gpu_stream, err_bad_cmp)
+{
+    stream_misuse("bad_cmp", STREAM_ENV, "gshmemx_signal_wait_until_on_stream: invalid cmp 99",
+                  NULL);
+}
+Test(gpu_stream, err_bad_sig_op)
+{
+    stream_misuse("bad_sig_op", STREAM_ENV, "gshmemx_putmem_signal_on_stream: invalid sig_op 7",
+                  NULL);
+}
+Test(gpu_stream, err_host_heap)
+{
+    stream_misuse("host_heap", "GSHMEM_HEAP=host",
+                  "gshmemx_barrier_all_on_stream: needs a CUDA heap", NULL);
+}
