@@ -1,0 +1,217 @@
+/* queue_latency.cu: gshmem-perf-dev-queue-latency. The latency of a small
+ * put through the device queue path (device SQ -> proxy engine ->
+ * transport) beside the bare host-mapped doorbell round trip, both in the
+ * same run (goal: queue <= 2 x doorbell).
+ *
+ * - queue put: GSHMEM_DEVICE_QUEUE_ONLY=1 is set here before gshmem_init,
+ *   so device calls take the queue path even to a P2P peer. Method of
+ *   put_latency: one thread on PE 0 runs -r x { putmem(8 B) + quiet } per
+ *   kernel, us per pair. Checked first (random data, poisoned target).
+ * - doorbell: one GPU thread writes a sequence number into a host-mapped
+ *   word, a CPU thread spinning on it answers in a second host-mapped
+ *   word, the GPU spins until it sees the answer: -r round trips per
+ *   kernel, us per round trip.
+ * Without the queue path (not built, or not usable at run time) the queue
+ * column is nan, the reason is printed, and the doorbell is still measured.
+ *
+ *   gshmemrun -n 2 gshmem-perf-dev-queue-latency [-b 8] [-e 8] [-r 200] ...
+ */
+#include "queue_avail.cuh"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <vector>
+
+#define QL_NAME "gshmem-perf-dev-queue-latency"
+#define QL_SEED 0x71756575ull
+
+__global__ void ql_put_kernel(char *dst, const char *src, size_t n, int peer, int reps)
+{
+    for (int i = 0; i < reps; i++) {
+        gshmem_putmem(dst, src, n, peer);
+        gshmem_quiet();
+    }
+}
+
+/* The two host-mapped words, a cache line apart. */
+typedef struct ql_bell {
+    uint64_t *host;          /* [0] ring (GPU -> CPU), [16] answer (CPU -> GPU) */
+    uint64_t *dev;           /* the same, mapped for the GPU */
+    uint64_t seq;            /* round trips done */
+    volatile int stop;
+    pthread_t thread;
+} ql_bell_t;
+
+__global__ void ql_bell_kernel(uint64_t *words, uint64_t base, int reps)
+{
+    volatile uint64_t *ring = words, *answer = words + 16;
+    for (int i = 0; i < reps; i++) {
+        uint64_t v = base + (uint64_t)i + 1;
+        *ring = v;
+        __threadfence_system();
+        while (*answer < v)
+            ;
+    }
+}
+
+static void *ql_bell_responder(void *arg)
+{
+    ql_bell_t *b = (ql_bell_t *)arg;
+    uint64_t last = 0;
+    while (!b->stop) {
+        uint64_t v = __atomic_load_n(&b->host[0], __ATOMIC_ACQUIRE);
+        if (v != last) {
+            __atomic_store_n(&b->host[16], v, __ATOMIC_RELEASE);
+            last = v;
+        }
+    }
+    return NULL;
+}
+
+/* The CPU side runs only while the doorbell is measured (it spins: it
+ * must not take a core from the proxy engine during the queue part). */
+static void ql_responder_start(ql_bell_t *b)
+{
+    b->stop = 0;
+    if (pthread_create(&b->thread, NULL, ql_bell_responder, b) != 0) {
+        fprintf(stderr, QL_NAME ": cannot start the doorbell responder thread\n");
+        brt_fail();
+    }
+}
+
+static void ql_responder_stop(ql_bell_t *b)
+{
+    b->stop = 1;
+    pthread_join(b->thread, NULL);
+}
+
+static void ql_bell_alloc(ql_bell_t *b)
+{
+    BCU(cudaHostAlloc((void **)&b->host, 32 * sizeof(uint64_t), cudaHostAllocMapped));
+    memset(b->host, 0, 32 * sizeof(uint64_t));
+    BCU(cudaHostGetDevicePointer((void **)&b->dev, b->host, 0));
+    b->seq = 0;
+}
+
+typedef struct ql_ctx {
+    char *src, *dst;
+    int reps;
+    const char *no_queue;    /* why the queue path is not measured, or NULL */
+    ql_bell_t bell;
+    bdev_timer_t timer;
+} ql_ctx_t;
+
+static int ql_opt(int opt, const char *arg, void *ctx)
+{
+    return bdev_parse_int(QL_NAME, opt, arg, 1, &((ql_ctx_t *)ctx)->reps);
+}
+
+static void ql_check(ql_ctx_t *c, size_t s)
+{
+    int me = brt_my_pe();
+    uint64_t seed = perf_seed(QL_SEED, s, 0);
+    if (me == 0)
+        bdev_fill_random(c->src, s, seed);
+    if (me == 1)
+        bdev_poison(c->dst, s);
+    brt_barrier();
+    if (me == 0) {
+        ql_put_kernel<<<1, 1, 0, c->timer.stream>>>(c->dst, c->src, s, 1, 1);
+        BCU(cudaStreamSynchronize(c->timer.stream));
+        BCU(cudaGetLastError());
+    }
+    brt_barrier();
+    if (me == 1)
+        bdev_check(QL_NAME, "queue path putmem + quiet PE 0 -> PE 1", c->dst, s, seed);
+}
+
+/* Median us per operation on PE 0: the queue put (bell 0) or the doorbell. */
+static double ql_measure(ql_ctx_t *c, const perf_opts_t *o, size_t s, int bell)
+{
+    std::vector<double> v((size_t)o->iters);
+    if (bell)
+        ql_responder_start(&c->bell);
+    for (int i = -o->warmup; i < o->iters; i++) {
+        bdev_timer_start(&c->timer);
+        if (bell) {
+            ql_bell_kernel<<<1, 1, 0, c->timer.stream>>>(c->bell.dev, c->bell.seq, c->reps);
+            c->bell.seq += (uint64_t)c->reps;
+        } else {
+            ql_put_kernel<<<1, 1, 0, c->timer.stream>>>(c->dst, c->src, s, 1, c->reps);
+        }
+        double us = bdev_timer_stop(&c->timer) / c->reps;
+        if (i >= 0)
+            v[(size_t)i] = us;
+    }
+    if (bell)
+        ql_responder_stop(&c->bell);
+    return perf_median(v.data(), o->iters);
+}
+
+static void ql_run_size(ql_ctx_t *c, const perf_opts_t *o, size_t s, perf_table_t *t)
+{
+    if (o->check && c->no_queue == NULL)
+        ql_check(c, s);
+    brt_barrier();
+    double q = NAN, d = 0;
+    if (brt_my_pe() == 0) {
+        if (c->no_queue == NULL)
+            q = ql_measure(c, o, s, 0);
+        d = ql_measure(c, o, s, 1);
+    }
+    brt_barrier();
+    double row[] = {(double)s, (double)c->reps, q, d, q / d};
+    bdev_table_row(t, row);
+}
+
+
+int main(int argc, char **argv)
+{
+    bdev_probe(argc, argv);
+    perf_opts_t o;
+    ql_ctx_t c = {};
+    c.reps = 200;
+    perf_opts_init(&o, QL_NAME, 8, 8);
+    o.iters = 50;
+    o.warmup = 5;
+    perf_extra_opts_t extra = {"r:", "  -r N     operations per timed kernel (default 200)\n",
+                               ql_opt, &c};
+    int prc = perf_opts_parse(&o, argc, argv, &extra);
+    if (prc != 0)
+        return prc > 0 ? 0 : 2;
+    queue_set_env();
+    if (brt_init(QL_NAME, 2 * o.max_size + (16u << 20)) != 0)
+        return 1;
+    c.src = (char *)brt_malloc(o.max_size);
+    c.dst = (char *)brt_malloc(o.max_size);
+    bdev_timer_init(&c.timer);
+    c.no_queue = queue_probe(c.dst, 1 - (brt_my_pe() & 1));
+    if (brt_my_pe() == 0)
+        ql_bell_alloc(&c.bell);
+    char line[320];
+    snprintf(line, sizeof line, "PE 0 -> PE 1, one thread, %d ops per kernel; queue path: %s",
+             c.reps, c.no_queue ? c.no_queue : "GSHMEM_DEVICE_QUEUE_ONLY=1 (set by the program)");
+    bdev_banner(&o, "8 B put + quiet through the queue path vs host-mapped doorbell round trip",
+                line);
+
+    static const char *const names[] = {"size(B)", "reps", "queue_put(us)", "doorbell_rt(us)",
+                                        "queue/doorbell"};
+    static const int decimals[] = {0, 0, 3, 3, 2};
+    perf_table_t t;
+    bdev_table_open(&t, &o, 5, names, decimals);
+    for (size_t s = perf_size_first(&o); s; s = perf_size_next(&o, s))
+        ql_run_size(&c, &o, s, &t);
+    bdev_table_close(&t);
+    if (c.no_queue && brt_my_pe() == 0)
+        printf("# %s: %s\n", QL_NAME, c.no_queue);
+
+    if (brt_my_pe() == 0)
+        cudaFreeHost(c.bell.host);
+    bdev_timer_destroy(&c.timer);
+    brt_barrier();
+    brt_free(c.dst);
+    brt_free(c.src);
+    brt_finalize();
+    return 0;
+}
