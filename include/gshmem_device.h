@@ -16,8 +16,19 @@
  *   active threads of a warp with the same arguments; *_block calls by all
  *   threads of a block with the same arguments.
  * - Reach: PEs whose heaps the p2p transport mapped (same node, peer
- *   access) are served by load/store. Others need the queue path, not built
- *   yet: such a call prints the PE and traps.
+ *   access) are served by load/store. Others (and every peer when
+ *   GSHMEM_DEVICE_QUEUE_ONLY=1) take the queue path: the call posts an
+ *   entry to this PE's proxy engine (host/proxy), which issues it through
+ *   the host transports (impl/gshmem_dev_queue.h has the protocol). There,
+ *   local buffers (put sources, get destinations) must lie in the symmetric
+ *   heap or in memory registered with gshmem_register; blocking puts and
+ *   gets return when their entry is complete; warp/block forms post one
+ *   entry for the whole range; quiet waits for every entry this PE posted
+ *   before it; fence is an entry that the engine honours in order.
+ *   If the engine stops on an error (a malformed entry, a transport
+ *   failure: logged on the host with the entry's op, PE, offset, size,
+ *   channel and slot), queue-path calls print its status and trap;
+ *   gshmemx_queue_status() returns it (0 while healthy) without trapping.
  * - Puts complete at gshmem_quiet (blocking puts: the source may be reused
  *   on return); gets return with the data in place. fence orders puts,
  *   AMOs and signals to each PE; quiet completes them (P2P: both are a
@@ -151,6 +162,11 @@ GSHMEMI_DDECL_AMO(int32_t, int32)
 GSHMEMI_DDECL_AMO(int64_t, int64)
 GSHMEMI_DDECL_AMO(uint64_t, uint64)
 #undef GSHMEMI_DDECL_AMO
+
+/* ---- queue path ----------------------------------------------------------- */
+/* 0 while this PE's proxy engine is healthy (or none runs), else the negative
+ * gshmem_status_t it stopped with. Device only. */
+__device__ int gshmemx_queue_status(void);
 
 /* ---- collectives (team: GSHMEM_TEAM_WORLD) -------------------------------- */
 /* Block i of nelems bytes of source goes to PE i's dest at my_pe * nelems.

@@ -7,6 +7,7 @@
 
 #include "gshmemi.h"
 #include "device_state.h"
+#include "proxy/proxy.h"
 #if defined(GSHMEM_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 #include "transports/p2p/p2p.h"
@@ -144,10 +145,12 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     s.cuda_device = g->heap.cuda_device;
     s.heap_base = (char *)g->heap.base;
     s.heap_size = g->heap.size;
-    s.peer_base = gshmemi_dstate_peer_bases(g);
+    /* GSHMEM_DEVICE_QUEUE_ONLY: no load/store peers for the device (the host
+     * transports still use them): every remote call takes the queue path */
+    s.peer_base = g->cfg.device_queue_only ? NULL : gshmemi_dstate_peer_bases(g);
     s.sync_base = sync;
     s.sync_off = off;
-    s.channels = NULL;
+    s.channels = gshmemi_proxy_queue();   /* NULL when no proxy engine runs */
     /* on failure the state stays recorded: teardown (init's unwinding)
      * publishes the zeroed state and gives the reservation back */
     return gshmemi_device_state_publish(&s);

@@ -19,6 +19,7 @@
 #include "core.h"
 #include "select.h"
 #include "device_state.h"
+#include "proxy/proxy.h"   /* proxy engine: start/stop (queue path) */
 #ifdef GSHMEM_HAVE_CUDA
 #include "transports/p2p/p2p.h"
 #endif
@@ -177,6 +178,9 @@ static int gshmemi_init_impl(void *mpi_comm)
     GSHMEMI_CHECK_GOTO(gshmemi_heap_create(&g->heap, kind, g->cfg.symmetric_size), rc,
                        fail_node_map);
     GSHMEMI_CHECK_GOTO(gshmemi_select_init(g, &tps), rc, fail_heap);
+    /* proxy engine: after the transports, before the device state (it
+     * provides the channels) and the barrier */
+    GSHMEMI_CHECK_GOTO(gshmemi_proxy_start(g), rc, fail_transports);
     /* Before the barrier: peers may touch the sync area it zeroes as soon
      * as they leave it. */
     GSHMEMI_CHECK_GOTO(gshmemi_device_state_setup(g), rc, fail_transports);
@@ -188,6 +192,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     return GSHMEM_SUCCESS;
 
 fail_transports:
+    gshmemi_proxy_stop(g);   /* proxy engine (no-op when none runs) */
     gshmemi_device_state_teardown(g);
     gshmemi_select_finalize(g);
 fail_heap:
@@ -239,6 +244,9 @@ void gshmem_finalize(void)
     gshmemi_state_t *g = &gshmemi_g;
 
     GSHMEMI_REQUIRE_INIT("gshmem_finalize");
+    /* proxy engine: drain every ring (device entries posted before
+     * finalize) and stop, before the barrier that lets peers go */
+    gshmemi_proxy_stop(g);
     gshmemi_barrier_all("gshmem_finalize");
     gshmemi_device_state_teardown(g);   /* before p2p frees the peer table */
     gshmemi_select_finalize(g);

@@ -22,3 +22,5 @@ GSHMEMI_CFG(bool, INFO, info, "0", "print this table at init (PE 0)")
 GSHMEMI_CFG(bool, ENABLE_ERROR_CHECKS, enable_error_checks, "1",
             "check arguments and collective consistency (malloc sizes across PEs)")
 GSHMEMI_CFG(string, HEAP, heap, "auto", "heap memory: auto, host or cuda")
+GSHMEMI_CFG(bool, DEVICE_QUEUE_ONLY, device_queue_only, "0",
+            "device calls use the queue path even to load/store peers (testing, benchmarks)")

@@ -1,6 +1,7 @@
 /* gshmem_dev_amo.h: atomics on int32, int64 and uint64 at any PE. P2P path:
  * system-scope relaxed atomics on the peer's mapped address (ordered by
- * fence/quiet like puts). Signed types use the unsigned word of the same
+ * fence/quiet like puts). Queue path: one AMO entry each (fetching ones wait
+ * for the value; the others complete at quiet). Signed types use the unsigned word of the same
  * width (two's complement add, bitwise compare). Included by
  * gshmem_device.h only; bodies in the device pass. */
 #ifndef GSHMEMI_DEV_AMO_H
@@ -50,14 +51,23 @@ GSHMEMI_DEV void gshmemi_dev_amo_store(uint64_t *p, uint64_t v)
     gshmemi_atomic_store_relaxed_u64(p, v);
 }
 
-/* The target word at pe, after the checks (natural alignment included). */
+/* The target word at pe, after the checks (natural alignment included);
+ * NULL when pe is reached through the queue path. */
 template <typename W>
 GSHMEMI_DEV W *gshmemi_dev_amo_addr(const char *call, const void *dest, int pe)
 {
     gshmemi_dev_check(call, "dest", dest, sizeof(W), pe);
     if (gshmemi_dev_checks_on() && ((uintptr_t)dest & (sizeof(W) - 1)) != 0)
         gshmemi_dev_fail_addr(call, "dest (misaligned)", dest, sizeof(W));
-    return (W *)gshmemi_dev_peer_addr_or_fail(call, dest, pe);
+    return (W *)gshmemi_dev_peer_addr(dest, pe);
+}
+
+/* Queue path of one AMO (kind: enum gshmemi_qamo); fetching kinds wait. */
+template <typename W>
+GSHMEMI_DEV W gshmemi_dev_amo_q(const char *call, const void *dest, uint32_t kind, W v, W cmp,
+                                int pe)
+{
+    return (W)gshmemi_devq_amo(call, dest, sizeof(W), kind, (uint64_t)v, (uint64_t)cmp, pe);
 }
 
 extern "C" {
@@ -65,42 +75,70 @@ extern "C" {
 #define GSHMEMI_DDEF_AMO(T, W, N)                                                          \
     GSHMEMI_DEV T gshmem_##N##_atomic_fetch_add(T *dest, T value, int pe)                  \
     {                                                                                      \
-        W *w = gshmemi_dev_amo_addr<W>("gshmem_" #N "_atomic_fetch_add", dest, pe);        \
+        const char *c = "gshmem_" #N "_atomic_fetch_add";                                  \
+        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
+        if (w == NULL)                                                                     \
+            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_FETCH_ADD, (W)value, 0, pe); \
         return (T)gshmemi_dev_amo_add(w, (W)value);                                        \
     }                                                                                      \
     GSHMEMI_DEV void gshmem_##N##_atomic_add(T *dest, T value, int pe)                     \
     {                                                                                      \
-        W *w = gshmemi_dev_amo_addr<W>("gshmem_" #N "_atomic_add", dest, pe);              \
-        (void)gshmemi_dev_amo_add(w, (W)value);                                            \
+        const char *c = "gshmem_" #N "_atomic_add";                                        \
+        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
+        if (w == NULL)                                                                     \
+            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_ADD, (W)value, 0, pe);        \
+        else                                                                               \
+            (void)gshmemi_dev_amo_add(w, (W)value);                                        \
     }                                                                                      \
     GSHMEMI_DEV T gshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)       \
     {                                                                                      \
-        W *w = gshmemi_dev_amo_addr<W>("gshmem_" #N "_atomic_compare_swap", dest, pe);     \
+        const char *c = "gshmem_" #N "_atomic_compare_swap";                               \
+        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
+        if (w == NULL)                                                                     \
+            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_CSWAP, (W)value, (W)cond, \
+                                           pe);                                            \
         return (T)gshmemi_dev_amo_cas(w, (W)cond, (W)value);                               \
     }                                                                                      \
     GSHMEMI_DEV T gshmem_##N##_atomic_swap(T *dest, T value, int pe)                       \
     {                                                                                      \
-        W *w = gshmemi_dev_amo_addr<W>("gshmem_" #N "_atomic_swap", dest, pe);             \
+        const char *c = "gshmem_" #N "_atomic_swap";                                       \
+        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
+        if (w == NULL)                                                                     \
+            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_SWAP, (W)value, 0, pe);   \
         return (T)gshmemi_dev_amo_swap(w, (W)value);                                       \
     }                                                                                      \
     GSHMEMI_DEV T gshmem_##N##_atomic_fetch(const T *source, int pe)                       \
     {                                                                                      \
-        W *w = gshmemi_dev_amo_addr<W>("gshmem_" #N "_atomic_fetch", source, pe);          \
+        const char *c = "gshmem_" #N "_atomic_fetch";                                      \
+        W *w = gshmemi_dev_amo_addr<W>(c, source, pe);                                     \
+        if (w == NULL)                                                                     \
+            return (T)gshmemi_dev_amo_q<W>(c, source, GSHMEMI_QAMO_FETCH, 0, 0, pe);       \
         return (T)gshmemi_dev_amo_load(w);                                                 \
     }                                                                                      \
     GSHMEMI_DEV void gshmem_##N##_atomic_set(T *dest, T value, int pe)                     \
     {                                                                                      \
-        W *w = gshmemi_dev_amo_addr<W>("gshmem_" #N "_atomic_set", dest, pe);              \
-        gshmemi_dev_amo_store(w, (W)value);                                                \
+        const char *c = "gshmem_" #N "_atomic_set";                                        \
+        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
+        if (w == NULL)                                                                     \
+            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_SET, (W)value, 0, pe);        \
+        else                                                                               \
+            gshmemi_dev_amo_store(w, (W)value);                                            \
     }                                                                                      \
     GSHMEMI_DEV void gshmem_##N##_atomic_inc(T *dest, int pe)                              \
     {                                                                                      \
-        W *w = gshmemi_dev_amo_addr<W>("gshmem_" #N "_atomic_inc", dest, pe);              \
-        (void)gshmemi_dev_amo_add(w, (W)1);                                                \
+        const char *c = "gshmem_" #N "_atomic_inc";                                        \
+        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
+        if (w == NULL)                                                                     \
+            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_ADD, (W)1, 0, pe);            \
+        else                                                                               \
+            (void)gshmemi_dev_amo_add(w, (W)1);                                            \
     }                                                                                      \
     GSHMEMI_DEV T gshmem_##N##_atomic_fetch_inc(T *dest, int pe)                           \
     {                                                                                      \
-        W *w = gshmemi_dev_amo_addr<W>("gshmem_" #N "_atomic_fetch_inc", dest, pe);        \
+        const char *c = "gshmem_" #N "_atomic_fetch_inc";                                  \
+        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
+        if (w == NULL)                                                                     \
+            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_FETCH_ADD, (W)1, 0, pe);  \
         return (T)gshmemi_dev_amo_add(w, (W)1);                                            \
     }
 GSHMEMI_DDEF_AMO(int32_t, uint32_t, int32)

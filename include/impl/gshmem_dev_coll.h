@@ -16,7 +16,11 @@
  * each block adds to a local arrival count (acq_rel); the last block
  * resets it, runs the barrier across PEs, then bumps a generation word
  * (release) that the others wait on (acquire); __syncthreads. All blocks
- * must be co-resident, and one kernel per PE uses it at a time. */
+ * must be co-resident, and one kernel per PE uses it at a time.
+ *
+ * Queue path: arrivals at PEs without a load/store mapping are AMO entries;
+ * barrier_all, barrier_all_block and alltoall complete the queue (devq
+ * quiet) before arriving. */
 #ifndef GSHMEMI_DEV_COLL_H
 #define GSHMEMI_DEV_COLL_H
 
@@ -34,8 +38,11 @@ GSHMEMI_DEV void gshmemi_dev_pe_barrier(const char *call, int arrive_w, int epoc
     __threadfence_system();   /* everything before the barrier, before the adds */
     for (int i = 0; i < s.n_pes; i++) {
         int pe = s.my_pe + i < s.n_pes ? s.my_pe + i : s.my_pe + i - s.n_pes;
-        uint64_t *r = (uint64_t *)gshmemi_dev_peer_addr_or_fail(call, arrive, pe);
-        (void)gshmemi_atomic_fetch_add_relaxed_u64(r, 1);
+        uint64_t *r = (uint64_t *)gshmemi_dev_peer_addr(arrive, pe);
+        if (r != NULL)
+            (void)gshmemi_atomic_fetch_add_relaxed_u64(r, 1);
+        else   /* queue path: an AMO entry (after the caller's quiet, if any) */
+            (void)gshmemi_devq_amo(call, arrive, sizeof(uint64_t), GSHMEMI_QAMO_ADD, 1, 0, pe);
     }
     uint64_t want = e * (uint64_t)s.n_pes;
     while (gshmemi_atomic_load_acquire_u64(arrive) < want)
@@ -48,7 +55,10 @@ GSHMEMI_DEV void gshmemi_dev_require_state(const char *call)
         gshmemi_dev_fail_state(call);
 }
 
-GSHMEMI_DEV void gshmemi_dev_grid_sync(const char *call)
+/* quiet: complete the queue path's entries first (barrier_all). The thread
+ * that runs the barrier across PEs does it once every block arrived, so it
+ * covers every entry posted before the call by any thread of the grid. */
+GSHMEMI_DEV void gshmemi_dev_grid_sync(const char *call, bool quiet)
 {
     gshmemi_dev_require_state(call);
     __syncthreads();
@@ -59,6 +69,8 @@ GSHMEMI_DEV void gshmemi_dev_grid_sync(const char *call)
         uint64_t g0 = gshmemi_atomic_load_acquire_u64(gen);
         if (gshmemi_atomic_fetch_add_acq_rel_u64(count, 1) == nblocks - 1) {
             gshmemi_atomic_store_relaxed_u64(count, 0);
+            if (quiet)
+                gshmemi_devq_quiet(call);
             gshmemi_dev_pe_barrier(call, GSHMEMI_DEV_SYNC_GRID_ARRIVE,
                                    GSHMEMI_DEV_SYNC_GRID_EPOCH);
             gshmemi_atomic_store_release_u64(gen, g0 + 1);
@@ -72,10 +84,12 @@ GSHMEMI_DEV void gshmemi_dev_grid_sync(const char *call)
 }
 
 /* One block per PE: the block's threads, then one barrier across PEs. */
-GSHMEMI_DEV void gshmemi_dev_block_barrier(const char *call)
+GSHMEMI_DEV void gshmemi_dev_block_barrier(const char *call, bool quiet)
 {
     gshmemi_dev_require_state(call);
     __syncthreads();
+    if (gshmemi_dev_block_rank() == 0 && quiet)
+        gshmemi_devq_quiet(call);
     if (gshmemi_dev_block_rank() == 0)
         gshmemi_dev_pe_barrier(call, GSHMEMI_DEV_SYNC_BLOCK_ARRIVE,
                                GSHMEMI_DEV_SYNC_BLOCK_EPOCH);
@@ -86,19 +100,19 @@ extern "C" {
 
 GSHMEMI_DEV void gshmem_sync_all(void)
 {
-    gshmemi_dev_grid_sync("gshmem_sync_all");
+    gshmemi_dev_grid_sync("gshmem_sync_all", false);
 }
 
 GSHMEMI_DEV void gshmem_barrier_all(void)
 {
     __threadfence_system();   /* quiet: every thread's puts */
-    gshmemi_dev_grid_sync("gshmem_barrier_all");
+    gshmemi_dev_grid_sync("gshmem_barrier_all", true);
 }
 
 GSHMEMI_DEV void gshmemx_barrier_all_block(void)
 {
     __threadfence_system();
-    gshmemi_dev_block_barrier("gshmemx_barrier_all_block");
+    gshmemi_dev_block_barrier("gshmemx_barrier_all_block", true);
 }
 
 GSHMEMI_DEV int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const void *source,
@@ -117,10 +131,10 @@ GSHMEMI_DEV int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const 
     for (int i = 1; i <= s.n_pes; i++) {
         int pe = s.my_pe + i < s.n_pes ? s.my_pe + i : s.my_pe + i - s.n_pes;
         gshmemi_dev_put(call, (char *)dest + (size_t)s.my_pe * nelems,
-                        (const char *)source + (size_t)pe * nelems, nelems, pe, g);
+                        (const char *)source + (size_t)pe * nelems, nelems, pe, g, false);
     }
     __threadfence_system();
-    gshmemi_dev_block_barrier(call);
+    gshmemi_dev_block_barrier(call, true);
     return 0;
 }
 

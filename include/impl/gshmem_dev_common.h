@@ -1,6 +1,8 @@
 /* gshmem_dev_common.h: the per-TU device state, its registration with the
  * library, and the helpers of every device call (checks, address
- * translation, thread groups, the copy loop, the queue-path placeholder).
+ * translation, thread groups, the copy loop, the queue path's fallback).
+ * The queue path itself (device producer) is impl/gshmem_dev_queue.h,
+ * included at the end.
  * Included by gshmem_device.h only. */
 #ifndef GSHMEMI_DEV_COMMON_H
 #define GSHMEMI_DEV_COMMON_H
@@ -87,19 +89,20 @@ GSHMEMI_DEV_COLD void gshmemi_dev_fail_arg(const char *call, const char *what, l
     __trap();
 }
 
-/* ==== QUEUE PATH PLACEHOLDER ===============================================
- * Every device call that finds no load/store mapping of a remote PE ends
- * here. The queue path (WQEs to the proxy through the channel rings)
- * replaces this one function's callers' fallback. */
-GSHMEMI_DEV_COLD void gshmemi_dev_queue_unavailable(const char *call, int pe)
+/* ==== the queue path's entry point ==========================================
+ * Every device call that finds no load/store mapping of a remote PE takes
+ * the queue path (impl/gshmem_dev_queue.h: WQEs to the proxy engine through
+ * the channel rings). This is its last resort: no engine runs (the device
+ * state has no channels), which happens only when every PE was mapped. */
+GSHMEMI_DEV_COLD void gshmemi_dev_queue_off(const char *call, int pe)
 {
     if (gshmemi_dstate.n_pes == 0)
         gshmemi_dev_fail_state(call);
-    printf("gshmem: PE %d: %s: PE %d is not reachable by load/store and the queue path is "
-           "not built yet\n", gshmemi_dstate.my_pe, call, pe);
+    printf("gshmem: PE %d: %s: PE %d is not reachable by load/store and no proxy engine "
+           "runs for the queue path\n", gshmemi_dstate.my_pe, call, pe);
     __trap();
 }
-/* ==== end of the queue path placeholder ==================================== */
+/* ==== end of the queue path's entry point =================================== */
 
 /* ---- checks ------------------------------------------------------------------ */
 
@@ -152,15 +155,6 @@ GSHMEMI_DEV char *gshmemi_dev_peer_addr(const void *addr, int pe)
         return NULL;
     char *b = (char *)__ldg((const unsigned long long *)&s.peer_base[pe]);
     return b == NULL ? NULL : b + ((const char *)addr - s.heap_base);
-}
-
-/* The same, or the queue-path placeholder. */
-GSHMEMI_DEV char *gshmemi_dev_peer_addr_or_fail(const char *call, const void *addr, int pe)
-{
-    char *r = gshmemi_dev_peer_addr(addr, pe);
-    if (r == NULL)
-        gshmemi_dev_queue_unavailable(call, pe);
-    return r;
 }
 
 /* Word w of the device barrier area at pe (pe == my_pe: local). */
@@ -286,4 +280,7 @@ GSHMEMI_DEV void gshmemi_dev_pause(uint32_t *spins, uint32_t *backoff)
 }
 
 #endif /* __CUDA_ARCH__ */
+
+#include "gshmem_dev_queue.h"
+
 #endif /* GSHMEMI_DEV_COMMON_H */

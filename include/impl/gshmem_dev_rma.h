@@ -29,47 +29,66 @@ GSHMEMI_DEV void *gshmem_ptr(const void *addr, int pe)
 
 } /* extern "C" */
 
-/* The put and get every form goes through: g splits the bytes. */
+/* The put and get every form goes through: g splits the bytes (P2P path);
+ * on the queue path the group's rank 0 posts one entry for the whole range
+ * once the group reached the call. blocking: see gshmemi_devq_put/_get. */
 GSHMEMI_DEV void gshmemi_dev_put(const char *call, void *dest, const void *source, size_t n,
-                                 int pe, gshmemi_dev_group_t g)
+                                 int pe, gshmemi_dev_group_t g, bool blocking)
 {
     if (n == 0)
         return;
     gshmemi_dev_check(call, "dest", dest, n, pe);
-    gshmemi_dev_copy(gshmemi_dev_peer_addr_or_fail(call, dest, pe), source, n, g);
+    char *r = gshmemi_dev_peer_addr(dest, pe);
+    if (r != NULL) {
+        gshmemi_dev_copy(r, source, n, g);
+        return;
+    }
+    gshmemi_devq_group_sync(g);
+    if (g.rank == 0)
+        gshmemi_devq_put(call, dest, source, n, pe, blocking);
 }
 
 GSHMEMI_DEV void gshmemi_dev_get(const char *call, void *dest, const void *source, size_t n,
-                                 int pe, gshmemi_dev_group_t g)
+                                 int pe, gshmemi_dev_group_t g, bool blocking)
 {
     if (n == 0)
         return;
     gshmemi_dev_check(call, "source", source, n, pe);
-    gshmemi_dev_copy(dest, gshmemi_dev_peer_addr_or_fail(call, source, pe), n, g);
+    char *r = gshmemi_dev_peer_addr(source, pe);
+    if (r != NULL) {
+        gshmemi_dev_copy(dest, r, n, g);
+        return;
+    }
+    gshmemi_devq_group_sync(g);
+    if (g.rank == 0)
+        gshmemi_devq_get(call, dest, source, n, pe, blocking);
 }
 
 extern "C" {
 
 /* On P2P a blocking put equals nbi: the stores are issued (the source may
- * be reused) and quiet's system fence completes them. */
+ * be reused) and quiet's system fence completes them. On the queue path a
+ * blocking put returns when its entry is complete (delivered). */
 GSHMEMI_DEV void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_dev_put("gshmem_putmem", dest, source, nelems, pe, gshmemi_dev_thread());
+    gshmemi_dev_put("gshmem_putmem", dest, source, nelems, pe, gshmemi_dev_thread(), true);
 }
 
 GSHMEMI_DEV void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_dev_put("gshmem_putmem_nbi", dest, source, nelems, pe, gshmemi_dev_thread());
+    gshmemi_dev_put("gshmem_putmem_nbi", dest, source, nelems, pe, gshmemi_dev_thread(),
+                    false);
 }
 
 GSHMEMI_DEV void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_dev_get("gshmem_getmem", dest, source, nelems, pe, gshmemi_dev_thread());
+    gshmemi_dev_get("gshmem_getmem", dest, source, nelems, pe, gshmemi_dev_thread(), true);
 }
 
 GSHMEMI_DEV void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_dev_get("gshmem_getmem_nbi", dest, source, nelems, pe, gshmemi_dev_thread());
+    gshmemi_dev_get("gshmem_getmem_nbi", dest, source, nelems, pe, gshmemi_dev_thread(),
+                    false);
 }
 
 /* ---- cooperative forms: blocking ones end with the group's barrier ---------- */
@@ -77,7 +96,8 @@ GSHMEMI_DEV void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems
 GSHMEMI_DEV void gshmemx_putmem_warp(void *dest, const void *source, size_t nelems, int pe)
 {
     unsigned mask;
-    gshmemi_dev_put("gshmemx_putmem_warp", dest, source, nelems, pe, gshmemi_dev_warp(&mask));
+    gshmemi_dev_put("gshmemx_putmem_warp", dest, source, nelems, pe, gshmemi_dev_warp(&mask),
+                    true);
     __syncwarp(mask);
 }
 
@@ -85,70 +105,107 @@ GSHMEMI_DEV void gshmemx_putmem_nbi_warp(void *dest, const void *source, size_t 
 {
     unsigned mask;
     gshmemi_dev_put("gshmemx_putmem_nbi_warp", dest, source, nelems, pe,
-                    gshmemi_dev_warp(&mask));
+                    gshmemi_dev_warp(&mask), false);
 }
 
 GSHMEMI_DEV void gshmemx_putmem_block(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_dev_put("gshmemx_putmem_block", dest, source, nelems, pe, gshmemi_dev_block());
+    gshmemi_dev_put("gshmemx_putmem_block", dest, source, nelems, pe, gshmemi_dev_block(),
+                    true);
     __syncthreads();
 }
 
 GSHMEMI_DEV void gshmemx_putmem_nbi_block(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_dev_put("gshmemx_putmem_nbi_block", dest, source, nelems, pe, gshmemi_dev_block());
+    gshmemi_dev_put("gshmemx_putmem_nbi_block", dest, source, nelems, pe, gshmemi_dev_block(),
+                    false);
 }
 
 GSHMEMI_DEV void gshmemx_getmem_warp(void *dest, const void *source, size_t nelems, int pe)
 {
     unsigned mask;
-    gshmemi_dev_get("gshmemx_getmem_warp", dest, source, nelems, pe, gshmemi_dev_warp(&mask));
+    gshmemi_dev_get("gshmemx_getmem_warp", dest, source, nelems, pe, gshmemi_dev_warp(&mask),
+                    true);
     __syncwarp(mask);
 }
 
 GSHMEMI_DEV void gshmemx_getmem_block(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_dev_get("gshmemx_getmem_block", dest, source, nelems, pe, gshmemi_dev_block());
+    gshmemi_dev_get("gshmemx_getmem_block", dest, source, nelems, pe, gshmemi_dev_block(),
+                    true);
     __syncthreads();
 }
 
+} /* extern "C" */
+
 /* ---- typed forms ------------------------------------------------------------- */
 /* p and g are single volatile accesses (a g in a user's polling loop is
- * reloaded every time). */
+ * reloaded every time). Queue path: p carries the value in its entry and
+ * returns once posted; g waits for the value. */
+template <typename T> GSHMEMI_DEV uint64_t gshmemi_dev_bits(T v)
+{
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof(T));
+    return b;
+}
+template <typename T> GSHMEMI_DEV T gshmemi_dev_from_bits(uint64_t b)
+{
+    T v;
+    memcpy(&v, &b, sizeof(T));
+    return v;
+}
+
+template <typename T> GSHMEMI_DEV void gshmemi_dev_p(const char *call, T *dest, T value, int pe)
+{
+    gshmemi_dev_check(call, "dest", dest, sizeof(T), pe);
+    T *r = (T *)gshmemi_dev_peer_addr(dest, pe);
+    if (r != NULL)
+        *(volatile T *)r = value;
+    else
+        gshmemi_devq_p(call, dest, gshmemi_dev_bits(value), sizeof(T), pe);
+}
+
+template <typename T> GSHMEMI_DEV T gshmemi_dev_g(const char *call, const T *source, int pe)
+{
+    gshmemi_dev_check(call, "source", source, sizeof(T), pe);
+    T *r = (T *)gshmemi_dev_peer_addr(source, pe);
+    if (r != NULL)
+        return *(volatile T *)r;
+    return gshmemi_dev_from_bits<T>(gshmemi_devq_g(call, source, sizeof(T), pe));
+}
+
+extern "C" {
+
 #define GSHMEMI_DDEF_RMA(T, N)                                                         \
     GSHMEMI_DEV void gshmem_##N##_p(T *dest, T value, int pe)                          \
     {                                                                                  \
-        gshmemi_dev_check("gshmem_" #N "_p", "dest", dest, sizeof(T), pe);             \
-        T *r = (T *)gshmemi_dev_peer_addr_or_fail("gshmem_" #N "_p", dest, pe);        \
-        *(volatile T *)r = value;                                                      \
+        gshmemi_dev_p<T>("gshmem_" #N "_p", dest, value, pe);                          \
     }                                                                                  \
     GSHMEMI_DEV T gshmem_##N##_g(const T *source, int pe)                              \
     {                                                                                  \
-        gshmemi_dev_check("gshmem_" #N "_g", "source", source, sizeof(T), pe);         \
-        T *r = (T *)gshmemi_dev_peer_addr_or_fail("gshmem_" #N "_g", source, pe);      \
-        return *(volatile T *)r;                                                       \
+        return gshmemi_dev_g<T>("gshmem_" #N "_g", source, pe);                        \
     }                                                                                  \
     GSHMEMI_DEV void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) \
     {                                                                                  \
         gshmemi_dev_put("gshmem_" #N "_put", dest, source, nelems * sizeof(T), pe,     \
-                        gshmemi_dev_thread());                                         \
+                        gshmemi_dev_thread(), true);                                   \
     }                                                                                  \
     GSHMEMI_DEV void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) \
     {                                                                                  \
         gshmemi_dev_get("gshmem_" #N "_get", dest, source, nelems * sizeof(T), pe,     \
-                        gshmemi_dev_thread());                                         \
+                        gshmemi_dev_thread(), true);                                   \
     }                                                                                  \
     GSHMEMI_DEV void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems,     \
                                           int pe)                                      \
     {                                                                                  \
         gshmemi_dev_put("gshmem_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe, \
-                        gshmemi_dev_thread());                                         \
+                        gshmemi_dev_thread(), false);                                  \
     }                                                                                  \
     GSHMEMI_DEV void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems,     \
                                           int pe)                                      \
     {                                                                                  \
         gshmemi_dev_get("gshmem_" #N "_get_nbi", dest, source, nelems * sizeof(T), pe, \
-                        gshmemi_dev_thread());                                         \
+                        gshmemi_dev_thread(), false);                                  \
     }
 GSHMEMI_DDEF_RMA(int32_t, int32)
 GSHMEMI_DDEF_RMA(int64_t, int64)

@@ -62,7 +62,7 @@ typedef struct gshmemi_dev_state {
     void *const *peer_base;
     char *sync_base;          /* GSHMEMI_DEV_SYNC_BYTES in the local heap */
     uint64_t sync_off;        /* its heap offset (the same on every PE) */
-    void *channels;           /* queue path (gshmemi_channels_t *); NULL for now */
+    void *channels;           /* queue path: a gshmemi_queue_t * (first member gshmemi_channels_t); NULL without an engine */
     uint64_t reserved[4];     /* zero */
 } gshmemi_dev_state_t;
 

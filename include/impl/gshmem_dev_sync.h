@@ -10,15 +10,19 @@ extern "C" {
 
 /* P2P: a system-scope fence orders this thread's stores and atomics to
  * peers (fence) and, the stores being issued, makes them visible before
- * anything this thread does next (quiet). */
+ * anything this thread does next (quiet). Queue path (when an engine
+ * runs): fence posts a FENCE entry in this thread's ring; quiet waits until
+ * every entry posted before it on this PE is complete. */
 GSHMEMI_DEV void gshmem_fence(void)
 {
     __threadfence_system();
+    gshmemi_devq_fence();
 }
 
 GSHMEMI_DEV void gshmem_quiet(void)
 {
     __threadfence_system();
+    gshmemi_devq_quiet("gshmem_quiet");
 }
 
 } /* extern "C" */
@@ -71,14 +75,9 @@ GSHMEMI_DEV T gshmemi_dev_wait(const char *call, const T *ivar, int cmp, T ref)
 /* ---- signals ------------------------------------------------------------------------ */
 
 /* After the data (stores of this thread, or of its group once the group's
- * barrier has run): a system fence, then the signal update at pe. */
-GSHMEMI_DEV void gshmemi_dev_signal(const char *call, uint64_t *sig_addr, uint64_t signal,
-                                    int sig_op, int pe)
+ * barrier has run): a system fence, then the signal update at pe (P2P). */
+GSHMEMI_DEV void gshmemi_dev_signal_p2p(uint64_t *r, uint64_t signal, int sig_op)
 {
-    gshmemi_dev_check(call, "sig_addr", sig_addr, sizeof(uint64_t), pe);
-    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
-        gshmemi_dev_fail_arg(call, "sig_op", sig_op);
-    uint64_t *r = (uint64_t *)gshmemi_dev_peer_addr_or_fail(call, sig_addr, pe);
     __threadfence_system();
     if (sig_op == GSHMEM_SIGNAL_ADD)
         (void)gshmemi_atomic_fetch_add_relaxed_u64(r, signal);
@@ -86,12 +85,35 @@ GSHMEMI_DEV void gshmemi_dev_signal(const char *call, uint64_t *sig_addr, uint64
         gshmemi_atomic_store_relaxed_u64(r, signal);
 }
 
+/* Every put-with-signal form: P2P: the group copies, syncs, rank 0 signals;
+ * queue path: rank 0 posts one PUT_SIGNAL entry once the group reached the
+ * call. blocking: the group syncs at the end (and, on the queue path, rank 0
+ * waited for completion first). */
 GSHMEMI_DEV void gshmemi_dev_put_signal(const char *call, void *dest, const void *source,
                                         size_t n, uint64_t *sig_addr, uint64_t signal,
-                                        int sig_op, int pe)
+                                        int sig_op, int pe, gshmemi_dev_group_t g,
+                                        bool blocking)
 {
-    gshmemi_dev_put(call, dest, source, n, pe, gshmemi_dev_thread());
-    gshmemi_dev_signal(call, sig_addr, signal, sig_op, pe);
+    gshmemi_dev_check(call, "sig_addr", sig_addr, sizeof(uint64_t), pe);
+    if (n > 0)
+        gshmemi_dev_check(call, "dest", dest, n, pe);
+    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
+        gshmemi_dev_fail_arg(call, "sig_op", sig_op);
+    uint64_t *r = (uint64_t *)gshmemi_dev_peer_addr(sig_addr, pe);
+    if (r != NULL) {
+        if (n > 0)
+            gshmemi_dev_copy(gshmemi_dev_peer_addr(dest, pe), source, n, g);
+        gshmemi_devq_group_sync(g);
+        if (g.rank == 0)
+            gshmemi_dev_signal_p2p(r, signal, sig_op);
+    } else {
+        gshmemi_devq_group_sync(g);
+        if (g.rank == 0)
+            gshmemi_devq_put_signal(call, dest, source, n, sig_addr, signal, sig_op, pe,
+                                    blocking);
+    }
+    if (blocking)
+        gshmemi_devq_group_sync(g);
 }
 
 extern "C" {
@@ -100,7 +122,7 @@ GSHMEMI_DEV void gshmem_putmem_signal(void *dest, const void *source, size_t nel
                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
     gshmemi_dev_put_signal("gshmem_putmem_signal", dest, source, nelems, sig_addr, signal,
-                           sig_op, pe);
+                           sig_op, pe, gshmemi_dev_thread(), true);
 }
 
 GSHMEMI_DEV void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
@@ -108,7 +130,7 @@ GSHMEMI_DEV void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t
                                           int pe)
 {
     gshmemi_dev_put_signal("gshmem_putmem_signal_nbi", dest, source, nelems, sig_addr,
-                           signal, sig_op, pe);
+                           signal, sig_op, pe, gshmemi_dev_thread(), false);
 }
 
 GSHMEMI_DEV void gshmemx_putmem_signal_warp(void *dest, const void *source, size_t nelems,
@@ -116,12 +138,8 @@ GSHMEMI_DEV void gshmemx_putmem_signal_warp(void *dest, const void *source, size
                                             int pe)
 {
     unsigned mask;
-    gshmemi_dev_group_t g = gshmemi_dev_warp(&mask);
-    gshmemi_dev_put("gshmemx_putmem_signal_warp", dest, source, nelems, pe, g);
-    __syncwarp(mask);
-    if (g.rank == 0)
-        gshmemi_dev_signal("gshmemx_putmem_signal_warp", sig_addr, signal, sig_op, pe);
-    __syncwarp(mask);
+    gshmemi_dev_put_signal("gshmemx_putmem_signal_warp", dest, source, nelems, sig_addr,
+                           signal, sig_op, pe, gshmemi_dev_warp(&mask), true);
 }
 
 GSHMEMI_DEV void gshmemx_putmem_signal_nbi_warp(void *dest, const void *source, size_t nelems,
@@ -129,34 +147,24 @@ GSHMEMI_DEV void gshmemx_putmem_signal_nbi_warp(void *dest, const void *source, 
                                                 int sig_op, int pe)
 {
     unsigned mask;
-    gshmemi_dev_group_t g = gshmemi_dev_warp(&mask);
-    gshmemi_dev_put("gshmemx_putmem_signal_nbi_warp", dest, source, nelems, pe, g);
-    __syncwarp(mask);
-    if (g.rank == 0)
-        gshmemi_dev_signal("gshmemx_putmem_signal_nbi_warp", sig_addr, signal, sig_op, pe);
+    gshmemi_dev_put_signal("gshmemx_putmem_signal_nbi_warp", dest, source, nelems, sig_addr,
+                           signal, sig_op, pe, gshmemi_dev_warp(&mask), false);
 }
 
 GSHMEMI_DEV void gshmemx_putmem_signal_block(void *dest, const void *source, size_t nelems,
                                              uint64_t *sig_addr, uint64_t signal, int sig_op,
                                              int pe)
 {
-    gshmemi_dev_group_t g = gshmemi_dev_block();
-    gshmemi_dev_put("gshmemx_putmem_signal_block", dest, source, nelems, pe, g);
-    __syncthreads();
-    if (g.rank == 0)
-        gshmemi_dev_signal("gshmemx_putmem_signal_block", sig_addr, signal, sig_op, pe);
-    __syncthreads();
+    gshmemi_dev_put_signal("gshmemx_putmem_signal_block", dest, source, nelems, sig_addr,
+                           signal, sig_op, pe, gshmemi_dev_block(), true);
 }
 
 GSHMEMI_DEV void gshmemx_putmem_signal_nbi_block(void *dest, const void *source, size_t nelems,
                                                  uint64_t *sig_addr, uint64_t signal,
                                                  int sig_op, int pe)
 {
-    gshmemi_dev_group_t g = gshmemi_dev_block();
-    gshmemi_dev_put("gshmemx_putmem_signal_nbi_block", dest, source, nelems, pe, g);
-    __syncthreads();
-    if (g.rank == 0)
-        gshmemi_dev_signal("gshmemx_putmem_signal_nbi_block", sig_addr, signal, sig_op, pe);
+    gshmemi_dev_put_signal("gshmemx_putmem_signal_nbi_block", dest, source, nelems, sig_addr,
+                           signal, sig_op, pe, gshmemi_dev_block(), false);
 }
 
 GSHMEMI_DEV uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)

@@ -47,20 +47,28 @@ static int count_of(const char *hay, const char *needle)
     return n;
 }
 
-/* Runs prog at n PEs; every PE must print "<prog>: OK (PE ". */
-static void dev_run(const char *prog, int n)
+/* Runs "prog args" at n PEs with DEV_ENV plus extra_env (may be NULL);
+ * every PE must print "<prog>: OK (PE ". */
+static void dev_run_with(const char *prog, const char *args, int n, const char *extra_env)
 {
-    char cmd[512], ok[128];
+    char cmd[512], ok[128], env[512];
 
     dev_require_gpu();
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s",
-             n, DEV_TIMEOUT_S, prog);
-    test_run_t r = test_run(DEV_ENV, cmd, DEV_TIMEOUT_S + 15);
+    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
+             n, DEV_TIMEOUT_S, prog, args ? args : "");
+    snprintf(env, sizeof env, "%s %s", DEV_ENV, extra_env ? extra_env : "");
+    test_run_t r = test_run(env, cmd, DEV_TIMEOUT_S + 15);
     snprintf(ok, sizeof ok, "%s: OK (PE ", prog);
     cr_assert(r.status == 0 && count_of(r.output, ok) == n,
-              "%s at %d PEs: status %d after %.1f s, %d of %d OK lines; output (end):\n%s", prog,
-              n, r.status, r.seconds, count_of(r.output, ok), n, test_tail(&r));
+              "%s %s at %d PEs (%s): status %d after %.1f s, %d of %d OK lines; output "
+              "(end):\n%s", prog, args ? args : "", n, env, r.status, r.seconds,
+              count_of(r.output, ok), n, test_tail(&r));
     test_run_free(&r);
+}
+
+static void dev_run(const char *prog, int n)
+{
+    dev_run_with(prog, NULL, n, NULL);
 }
 
 /* A misuse must fail the run (status 3 from the PE, or the launcher's
@@ -91,6 +99,13 @@ Test(gpu_device, amo_n2) { dev_run("pe_dev_amo", 2); }
 Test(gpu_device, amo_n4) { dev_run("pe_dev_amo", 4); }
 Test(gpu_device, coll_n2) { dev_run("pe_dev_coll", 2); }
 Test(gpu_device, coll_n4) { dev_run("pe_dev_coll", 4); }
+
+/* Message passing from all 128 blocks at once, 8192 rounds each: 2^20
+ * block-rounds per PE and variant, zero violations allowed (pe_litmus.cu). */
+Test(gpu_device, litmus_fence_n2, .timeout = 200) { dev_run_with("pe_litmus", "fence", 2, NULL); }
+Test(gpu_device, litmus_fence_n4, .timeout = 200) { dev_run_with("pe_litmus", "fence", 4, NULL); }
+Test(gpu_device, litmus_signal_n2, .timeout = 200) { dev_run_with("pe_litmus", "signal", 2, NULL); }
+Test(gpu_device, litmus_signal_n4, .timeout = 200) { dev_run_with("pe_litmus", "signal", 4, NULL); }
 
 Test(gpu_device, err_no_init)
 {

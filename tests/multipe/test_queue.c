@@ -1,0 +1,129 @@
+/* test_queue: the device API's queue path and its proxy engine (host/proxy).
+ *
+ * queue/host_*: the engine over host-memory channels, driven by host threads
+ * (tests/multipe/pe_queue_host.c) on a host heap over shm: runs everywhere.
+ * queue/gpu_*: the real thing (tests/gpu/pe_queue.cu) with GSHMEM_HEAP=cuda
+ * GSHMEM_TRANSPORTS=p2p GSHMEM_DEVICE_QUEUE_ONLY=1 (every remote device
+ * call takes the queue path; the engine issues it through p2p), several
+ * PEs on one GPU. Skipped, with the reason, without a CUDA build or GPU
+ * ("pe_queue probe" decides in its own process). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests_common.h"
+
+#define Q_TIMEOUT_S 240
+#define Q_HEAP "GSHMEM_SYMMETRIC_SIZE=16M"
+/* 16M - 8: where the malformed entries of the bad modes start */
+#define Q_BAD_OFFSET "offset 16777208, size/value 16"
+#define Q_GPU_ENV "GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_DEVICE_QUEUE_ONLY=1 " Q_HEAP
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* prog mode at n PEs under env; every PE prints "<prog>: OK (PE ". */
+static test_run_t q_run(const char *env, const char *prog, const char *mode, int n)
+{
+    char cmd[512], ok[64];
+    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d "
+             "%%B/tests/pe/%s %s", n, Q_TIMEOUT_S, prog, mode);
+    test_run_t r = test_run(env, cmd, Q_TIMEOUT_S + 15);
+    snprintf(ok, sizeof ok, "%s: OK (PE ", prog);
+    cr_assert(r.status == 0 && count_of(r.output, ok) == n,
+              "%s %s at %d PEs: status %d after %.1f s, %d of %d OK lines; output (end):\n%s",
+              prog, mode, n, r.status, r.seconds, count_of(r.output, ok), n, test_tail(&r));
+    return r;
+}
+
+/* ---- host engine -------------------------------------------------------------- */
+
+static void host_ops(int n)
+{
+    test_run_t r = q_run("GSHMEM_TRANSPORTS=shm " Q_HEAP, "pe_queue_host", "ops", n);
+    test_run_free(&r);
+}
+
+Test(queue, host_ops_n2) { host_ops(2); }
+Test(queue, host_ops_n4) { host_ops(4); }
+
+Test(queue, host_malformed_entry)
+{
+    test_run_t r = q_run("GSHMEM_TRANSPORTS=shm " Q_HEAP, "pe_queue_host", "bad", 2);
+    cr_assert(strstr(r.output, "rejected malformed entry on channel 0 slot 0 (entry 0): PUT "
+                     "to PE 1, " Q_BAD_OFFSET) != NULL &&
+              strstr(r.output, "is outside the 16777216-byte symmetric heap") != NULL &&
+              strstr(r.output, "engine status -5 seen") != NULL,
+              "no error line naming the entry, or no status seen:\n%s", test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(queue, host_drain_at_stop)
+{
+    test_run_t r = q_run("GSHMEM_TRANSPORTS=shm " Q_HEAP, "pe_queue_host", "drain", 3);
+    test_run_free(&r);
+}
+
+/* ---- GPU ------------------------------------------------------------------------- */
+
+static void q_require_gpu(void)
+{
+    char path[1024];
+    const char *bd = getenv("GSHMEM_TEST_BUILD_DIR");
+    snprintf(path, sizeof path, "%s/tests/pe/pe_queue", bd && *bd ? bd : GSHMEM_BUILD_DIR);
+    if (access(path, X_OK) != 0)
+        cr_skip_test("no CUDA build: %s does not exist (configure with -DGSHMEM_ENABLE_CUDA=ON)",
+                     path);
+    test_run_t r = test_run(NULL, "%B/tests/pe/pe_queue probe", 60);
+    if (r.status == 77) {
+        char why[512];
+        const char *s = strstr(r.output, "SKIP: ");
+        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
+        why[strcspn(why, "\n")] = '\0';
+        test_run_free(&r);
+        cr_skip_test("no CUDA device: %s", why);
+    }
+    cr_assert_eq(r.status, 0, "pe_queue probe: status %d:\n%s", r.status, test_tail(&r));
+    test_run_free(&r);
+}
+
+static void gpu_ops(int n)
+{
+    q_require_gpu();
+    test_run_t r = q_run(Q_GPU_ENV, "pe_queue", "ops", n);
+    cr_assert(count_of(r.output, "0 violations") == 4 * n, "litmus lines missing:\n%s",
+              test_tail(&r));
+    const char *perf = strstr(r.output, "pe_queue: perf");
+    if (perf != NULL)
+        cr_log_info("%.*s", (int)strcspn(perf, "\n"), perf);
+    test_run_free(&r);
+}
+
+Test(queue, gpu_ops_n2, .timeout = Q_TIMEOUT_S + 30) { gpu_ops(2); }
+Test(queue, gpu_ops_n4, .timeout = Q_TIMEOUT_S + 30) { gpu_ops(4); }
+
+Test(queue, gpu_malformed_entry, .timeout = Q_TIMEOUT_S + 30)
+{
+    q_require_gpu();
+    test_run_t r = q_run(Q_GPU_ENV, "pe_queue", "bad", 2);
+    cr_assert(strstr(r.output, "rejected malformed entry on channel 0 slot 0 (entry 0): PUT "
+                     "to PE 1, " Q_BAD_OFFSET) != NULL &&
+              strstr(r.output, "device saw queue status -5") != NULL,
+              "no error line naming the entry, or the device did not see the status:\n%s",
+              test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(queue, gpu_drain_at_finalize, .timeout = Q_TIMEOUT_S + 30)
+{
+    q_require_gpu();
+    test_run_t r = q_run(Q_GPU_ENV, "pe_queue", "drain", 2);
+    test_run_free(&r);
+}
