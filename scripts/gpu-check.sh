@@ -12,8 +12,10 @@ cd "$(dirname "$0")/.."
 B=${1:-build-gpu}
 OUT=${OUT:-/tmp/gshmem-gpu-out}
 mkdir -p "$OUT"
-# The build holds absolute paths of the development machine's checkout.
-if [ ! -e /work/main ]; then mkdir -p /work && ln -sfn "$PWD" /work/main; fi
+# The build holds absolute paths of the checkout it was configured in (read
+# from its cache): make that path lead here.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
+if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -sfn "$PWD" "$src"; fi
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:$PWD/$B:${LD_LIBRARY_PATH:-}
 export GSHMEM_TEST_BUILD_DIR=$PWD/$B
 # Rules of the machine: no NVLink multicast, loopback only.
@@ -25,11 +27,40 @@ export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 cat "$OUT/gpus.txt"
 status=0
 echo "== Criterion suite (GPU tests included) =="
-"$B/tests/gshmem-tests" --jobs 8 ${GSHMEM_TEST_FILTER:+--filter "$GSHMEM_TEST_FILTER"} \
+"$B/tests/gshmem-tests" --jobs 4 ${GSHMEM_TEST_FILTER:+--filter "$GSHMEM_TEST_FILTER"} \
   >"$OUT/tests.log" 2>&1 || status=1
 grep -E "^\[----\]|Synthesis|FAIL|Crash" "$OUT/tests.log" | tail -40
 echo "== GPU programs =="
+run() {   # run NAME TIMEOUT CMD...: one step, its log in $OUT/NAME.log
+  local name=$1 t=$2; shift 2
+  if timeout "$t" "$@" >"$OUT/logs/$name.log" 2>&1; then echo "PASS $name"; else
+    echo "FAIL $name (status $?)"; tail -5 "$OUT/logs/$name.log"; status=1; fi
+}
+L="$B/host/launcher/gshmemrun"
+mkdir -p "$OUT/logs"
 if [ -x "$B/device/gshmem-ring-gpu" ]; then
-  "$B/device/gshmem-ring-gpu" 2>&1 | tee "$OUT/ring-gpu.log" || status=1
+  run ring-gpu 120 "$B/device/gshmem-ring-gpu"
 fi
+if [ -x "$B/tests/pe/pe_litmus" ]; then
+  # 2^20 block-rounds per PE and variant, both paths; zero violations.
+  for v in fence signal; do
+    run "litmus-p2p-$v-n4" 300 env GSHMEM_HEAP=cuda "$L" -n 4 "$B/tests/pe/pe_litmus" $v 8192
+    run "litmus-queue-$v-n2" 300 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 \
+      "$L" -n 2 "$B/tests/pe/pe_litmus" $v 8192
+  done
+  run litmus-queue-ofi-fence-n2 300 env GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 \
+    GSHMEM_TRANSPORTS=p2p,ofi GSHMEM_OFI_PROVIDER=shm "$L" -n 2 "$B/tests/pe/pe_litmus" fence 256
+  # compute-sanitizer on a representative subset (every PE under the tool).
+  for tool in memcheck racecheck; do
+    run "sanitizer-$tool-rma" 300 env GSHMEM_HEAP=cuda "$L" -n 2 compute-sanitizer --tool $tool \
+      --error-exitcode 9 "$B/tests/pe/pe_dev_rma"
+    run "sanitizer-$tool-litmus" 300 env GSHMEM_HEAP=cuda "$L" -n 2 compute-sanitizer \
+      --tool $tool --error-exitcode 9 "$B/tests/pe/pe_litmus" signal 64
+  done
+  grep -h "violations" "$OUT"/logs/litmus-*.log | sed 's/^/  /'
+  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT"/logs/sanitizer-*.log | sort | uniq -c |
+    sed 's/^/  /'
+fi
+# The tool brings back a few files only: one archive of the step logs.
+tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$OUT/logs"
 exit $status

@@ -107,6 +107,19 @@ Test(gpu_device, litmus_fence_n4, .timeout = 200) { dev_run_with("pe_litmus", "f
 Test(gpu_device, litmus_signal_n2, .timeout = 200) { dev_run_with("pe_litmus", "signal", 2, NULL); }
 Test(gpu_device, litmus_signal_n4, .timeout = 200) { dev_run_with("pe_litmus", "signal", 4, NULL); }
 
+/* The same through the queue path (device SQ -> engine -> p2p copies),
+ * 2048 rounds: 2^18 block-rounds per PE and variant. scripts/gpu-check.sh
+ * runs 2^20 and the path over ofi as well. */
+#define DEV_QUEUE "GSHMEM_DEVICE_QUEUE_ONLY=1"
+Test(gpu_device, litmus_queue_fence_n2, .timeout = 200)
+{
+    dev_run_with("pe_litmus", "fence 2048", 2, DEV_QUEUE);
+}
+Test(gpu_device, litmus_queue_signal_n2, .timeout = 200)
+{
+    dev_run_with("pe_litmus", "signal 2048", 2, DEV_QUEUE);
+}
+
 Test(gpu_device, err_no_init)
 {
     dev_misuse("no_init", "gshmem_putmem: device state not published", NULL, 0);

@@ -20,6 +20,11 @@
 /* 16M - 8: where the malformed entries of the bad modes start */
 #define Q_BAD_OFFSET "offset 16777208, size/value 16"
 #define Q_GPU_ENV "GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_DEVICE_QUEUE_ONLY=1 " Q_HEAP
+/* The network path as on a multi-node job: P2P off, the engine executes
+ * through ofi, which stages the CUDA heap through host buffers. */
+#define Q_OFI_ENV "GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=p2p,ofi " Q_HEAP
+#define Q_OFI_SHM_ENV Q_OFI_ENV " GSHMEM_OFI_PROVIDER=shm"
+#define Q_OFI_TCP_ENV Q_OFI_ENV " GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=lo"
 
 static int count_of(const char *hay, const char *needle)
 {
@@ -94,10 +99,10 @@ static void q_require_gpu(void)
     test_run_free(&r);
 }
 
-static void gpu_ops(int n)
+static void gpu_ops_with(const char *env, int n)
 {
     q_require_gpu();
-    test_run_t r = q_run(Q_GPU_ENV, "pe_queue", "ops", n);
+    test_run_t r = q_run(env, "pe_queue", "ops", n);
     cr_assert(count_of(r.output, "0 violations") == 4 * n, "litmus lines missing:\n%s",
               test_tail(&r));
     const char *perf = strstr(r.output, "pe_queue: perf");
@@ -106,8 +111,16 @@ static void gpu_ops(int n)
     test_run_free(&r);
 }
 
+static void gpu_ops(int n)
+{
+    gpu_ops_with(Q_GPU_ENV, n);
+}
+
 Test(queue, gpu_ops_n2, .timeout = Q_TIMEOUT_S + 30) { gpu_ops(2); }
 Test(queue, gpu_ops_n4, .timeout = Q_TIMEOUT_S + 30) { gpu_ops(4); }
+Test(queue, gpu_ops_ofi_shm_n2, .timeout = Q_TIMEOUT_S + 30) { gpu_ops_with(Q_OFI_SHM_ENV, 2); }
+Test(queue, gpu_ops_ofi_shm_n4, .timeout = Q_TIMEOUT_S + 30) { gpu_ops_with(Q_OFI_SHM_ENV, 4); }
+Test(queue, gpu_ops_ofi_tcp_n2, .timeout = Q_TIMEOUT_S + 30) { gpu_ops_with(Q_OFI_TCP_ENV, 2); }
 
 Test(queue, gpu_malformed_entry, .timeout = Q_TIMEOUT_S + 30)
 {
