@@ -1,4 +1,5 @@
-/* gshmem_device.h: the device API (CUDA), header-only inline code.
+/* gshmem_device.h: the device API (CUDA; HIP compile-checked only, see
+ * impl/gshmem_dev_port.h), header-only inline code.
  *
  * Include it from a .cu file; no -rdc needed. It includes gshmem.h, so one
  * translation unit may call the host API from host code and the device API
@@ -48,19 +49,35 @@
 #ifndef GSHMEM_DEVICE_H
 #define GSHMEM_DEVICE_H
 
-#if !defined(__CUDACC__)
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
 #error "gshmem_device.h is for CUDA sources (.cu compiled by nvcc); host code includes gshmem.h"
 #endif
 
 #include <stddef.h>
 #include <stdint.h>
+#include "impl/gshmem_dev_port.h"
+#if defined(__HIPCC__)
+/* HIP (compile-checked only, see impl/gshmem_dev_port.h): clang refuses to
+ * redeclare a __host__ function __host__ __device__, so gshmem.h's
+ * declarations must be __host__ __device__ from the start: include this
+ * header before gshmem.h (it includes gshmem.h). */
+#if defined(GSHMEM_H)
+#error "HIP: include gshmem_device.h before gshmem.h (or instead of it)"
+#endif
+#pragma clang force_cuda_host_device begin
 #include "gshmem.h"
+#pragma clang force_cuda_host_device end
+#else
+#include "gshmem.h"
+#endif
 #include "impl/gshmem_dev_state.h"
 
 /* Redeclaring the host functions __host__ __device__ draws nvcc warning
  * 20040 ("a __host__ function redeclared with __host__ __device__"), which
  * is exactly the intent here. */
+#if !defined(__HIPCC__)
 #pragma nv_diag_suppress 20040
+#endif
 
 #define GSHMEM_HD __host__ __device__
 
@@ -184,6 +201,8 @@ __device__ int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const v
 #include "impl/gshmem_dev_amo.h"
 #include "impl/gshmem_dev_coll.h"
 
+#if !defined(__HIPCC__)
 #pragma nv_diag_default 20040
+#endif
 
 #endif /* GSHMEM_DEVICE_H */

@@ -2,8 +2,10 @@
 # Installs what gshmem needs to build and test on Debian 12 / Ubuntu,
 # skipping apt entirely when everything is already there.
 set -euo pipefail
+# hipcc (Debian's ROCm 5.2 HIP compiler, clang-15): scripts/test.sh compiles
+# the device API with it for gfx90a (compile check only, no AMD GPU needed).
 pkgs=(build-essential cmake pkg-config libfabric-dev libfabric-bin libhwloc-dev
-      libcriterion-dev libopenmpi-dev openmpi-bin libpmix-dev)
+      libcriterion-dev libopenmpi-dev openmpi-bin libpmix-dev hipcc)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

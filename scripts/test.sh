@@ -4,7 +4,10 @@
 #     Criterion suite (unit tests, multi-PE tests under gshmemrun over shm,
 #     ofi/shm and ofi/tcp on loopback, the mpi and pmix bootstraps under
 #     mpirun);
-#  2. the same host tests built with AddressSanitizer + UBSan.
+#  2. the same host tests built with AddressSanitizer + UBSan;
+#  3. with hipcc on PATH, a compile check of the device API for AMD GPUs
+#     (status line "HIP compile check: ...", printed after the build and at
+#     the end).
 # GPU tests need a GPU; they print why they are skipped (scripts/gpu-check.sh
 # runs them on a GPU machine).
 set -euo pipefail
@@ -14,8 +17,30 @@ export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 export FI_TCP_IFACE=lo
 jobs=$(nproc)
 
+# HIP compile check: with hipcc on PATH the normal build also compiles the
+# device API (every call, tests/gpu/api_compile.cu) and the SQ ring with
+# hipcc for GSHMEM_HIP_ARCHITECTURES (default gfx90a); a failure fails the run.
+hip_args=(-DGSHMEM_ENABLE_HIP=OFF)
+command -v hipcc >/dev/null 2>&1 && hip_args=(-DGSHMEM_ENABLE_HIP=ON)
+
 echo "== build (normal) =="
-bash scripts/build.sh build
+build_rc=0
+bash scripts/build.sh build "${hip_args[@]}" || build_rc=$?
+if [ "${hip_args[0]}" = -DGSHMEM_ENABLE_HIP=ON ]; then
+  hip_arch=$(sed -n 's/^GSHMEM_HIP_ARCHITECTURES:[A-Z]*=//p' build/CMakeCache.txt 2>/dev/null || true)
+  if cmake --build build --target gshmem-device-api-hip-check gshmem-ring-hip-check \
+       >build/hip-check.log 2>&1; then
+    hip_status="HIP compile check: OK (gshmem-device-api-hip-check, gshmem-ring-hip-check, ${hip_arch:-gfx90a})"
+  else
+    cat build/hip-check.log || true
+    hip_status="HIP compile check: FAILED (hipcc output above)"
+    build_rc=1
+  fi
+else
+  hip_status="HIP compile check: skipped (no hipcc on PATH)"
+fi
+echo "$hip_status"
+[ "$build_rc" -eq 0 ] || exit "$build_rc"
 echo "== build (ASan+UBSan, host only) =="
 bash scripts/build.sh build-asan -DGSHMEM_SANITIZE=ON -DGSHMEM_ENABLE_CUDA=OFF
 
@@ -27,4 +52,5 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print
 echo "== tests: normal build =="
 # --verbose lists every test, so the GPU tests' skip reasons are visible.
 build/tests/gshmem-tests --jobs "$jobs" --verbose || status=1
+echo "$hip_status"
 exit $status

@@ -7,7 +7,7 @@
 #ifndef GSHMEMI_DEV_AMO_H
 #define GSHMEMI_DEV_AMO_H
 
-#if defined(__CUDA_ARCH__)
+#if defined(GSHMEMI_DEV_PASS)
 
 /* The word type of each AMO type, and the word operations by width. */
 GSHMEMI_DEV uint32_t gshmemi_dev_amo_add(uint32_t *p, uint32_t v)
@@ -73,7 +73,7 @@ GSHMEMI_DEV W gshmemi_dev_amo_q(const char *call, const void *dest, uint32_t kin
 extern "C" {
 
 #define GSHMEMI_DDEF_AMO(T, W, N)                                                          \
-    GSHMEMI_DEV T gshmem_##N##_atomic_fetch_add(T *dest, T value, int pe)                  \
+    GSHMEMI_DEV_API T gshmem_##N##_atomic_fetch_add(T *dest, T value, int pe)              \
     {                                                                                      \
         const char *c = "gshmem_" #N "_atomic_fetch_add";                                  \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
@@ -81,7 +81,7 @@ extern "C" {
             return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_FETCH_ADD, (W)value, 0, pe); \
         return (T)gshmemi_dev_amo_add(w, (W)value);                                        \
     }                                                                                      \
-    GSHMEMI_DEV void gshmem_##N##_atomic_add(T *dest, T value, int pe)                     \
+    GSHMEMI_DEV_API void gshmem_##N##_atomic_add(T *dest, T value, int pe)                 \
     {                                                                                      \
         const char *c = "gshmem_" #N "_atomic_add";                                        \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
@@ -90,7 +90,7 @@ extern "C" {
         else                                                                               \
             (void)gshmemi_dev_amo_add(w, (W)value);                                        \
     }                                                                                      \
-    GSHMEMI_DEV T gshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)       \
+    GSHMEMI_DEV_API T gshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)   \
     {                                                                                      \
         const char *c = "gshmem_" #N "_atomic_compare_swap";                               \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
@@ -99,7 +99,7 @@ extern "C" {
                                            pe);                                            \
         return (T)gshmemi_dev_amo_cas(w, (W)cond, (W)value);                               \
     }                                                                                      \
-    GSHMEMI_DEV T gshmem_##N##_atomic_swap(T *dest, T value, int pe)                       \
+    GSHMEMI_DEV_API T gshmem_##N##_atomic_swap(T *dest, T value, int pe)                   \
     {                                                                                      \
         const char *c = "gshmem_" #N "_atomic_swap";                                       \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
@@ -107,7 +107,7 @@ extern "C" {
             return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_SWAP, (W)value, 0, pe);   \
         return (T)gshmemi_dev_amo_swap(w, (W)value);                                       \
     }                                                                                      \
-    GSHMEMI_DEV T gshmem_##N##_atomic_fetch(const T *source, int pe)                       \
+    GSHMEMI_DEV_API T gshmem_##N##_atomic_fetch(const T *source, int pe)                   \
     {                                                                                      \
         const char *c = "gshmem_" #N "_atomic_fetch";                                      \
         W *w = gshmemi_dev_amo_addr<W>(c, source, pe);                                     \
@@ -115,7 +115,7 @@ extern "C" {
             return (T)gshmemi_dev_amo_q<W>(c, source, GSHMEMI_QAMO_FETCH, 0, 0, pe);       \
         return (T)gshmemi_dev_amo_load(w);                                                 \
     }                                                                                      \
-    GSHMEMI_DEV void gshmem_##N##_atomic_set(T *dest, T value, int pe)                     \
+    GSHMEMI_DEV_API void gshmem_##N##_atomic_set(T *dest, T value, int pe)                 \
     {                                                                                      \
         const char *c = "gshmem_" #N "_atomic_set";                                        \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
@@ -124,7 +124,7 @@ extern "C" {
         else                                                                               \
             gshmemi_dev_amo_store(w, (W)value);                                            \
     }                                                                                      \
-    GSHMEMI_DEV void gshmem_##N##_atomic_inc(T *dest, int pe)                              \
+    GSHMEMI_DEV_API void gshmem_##N##_atomic_inc(T *dest, int pe)                          \
     {                                                                                      \
         const char *c = "gshmem_" #N "_atomic_inc";                                        \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
@@ -133,7 +133,7 @@ extern "C" {
         else                                                                               \
             (void)gshmemi_dev_amo_add(w, (W)1);                                            \
     }                                                                                      \
-    GSHMEMI_DEV T gshmem_##N##_atomic_fetch_inc(T *dest, int pe)                           \
+    GSHMEMI_DEV_API T gshmem_##N##_atomic_fetch_inc(T *dest, int pe)                       \
     {                                                                                      \
         const char *c = "gshmem_" #N "_atomic_fetch_inc";                                  \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
@@ -148,5 +148,5 @@ GSHMEMI_DDEF_AMO(uint64_t, uint64_t, uint64)
 
 } /* extern "C" */
 
-#endif /* __CUDA_ARCH__ */
+#endif /* GSHMEMI_DEV_PASS */
 #endif /* GSHMEMI_DEV_AMO_H */

@@ -24,7 +24,7 @@
 #ifndef GSHMEMI_DEV_COLL_H
 #define GSHMEMI_DEV_COLL_H
 
-#if defined(__CUDA_ARCH__)
+#if defined(GSHMEMI_DEV_PASS)
 
 GSHMEMI_DEV void gshmemi_dev_pe_barrier(const char *call, int arrive_w, int epoch_w)
 {
@@ -98,12 +98,12 @@ GSHMEMI_DEV void gshmemi_dev_block_barrier(const char *call, bool quiet)
 
 extern "C" {
 
-GSHMEMI_DEV void gshmem_sync_all(void)
+GSHMEMI_DEV_API void gshmem_sync_all(void)
 {
     gshmemi_dev_grid_sync("gshmem_sync_all", false);
 }
 
-GSHMEMI_DEV void gshmem_barrier_all(void)
+GSHMEMI_DEV_API void gshmem_barrier_all(void)
 {
     __threadfence_system();   /* quiet: every thread's puts */
     gshmemi_dev_grid_sync("gshmem_barrier_all", true);
@@ -140,5 +140,5 @@ GSHMEMI_DEV int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const 
 
 } /* extern "C" */
 
-#endif /* __CUDA_ARCH__ */
+#endif /* GSHMEMI_DEV_PASS */
 #endif /* GSHMEMI_DEV_COLL_H */

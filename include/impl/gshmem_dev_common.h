@@ -8,29 +8,30 @@
 #define GSHMEMI_DEV_COMMON_H
 
 #include <stdio.h>
-#include <cuda_runtime.h>
+#include "gshmem_dev_port.h"
 #include "../../device/port.h"
 
 /* ---- the state: one copy per translation unit (no -rdc needed) ------------ */
 static __constant__ gshmemi_dev_state_t gshmemi_dstate;
 
-#if !defined(__CUDA_ARCH__)
+#if !defined(GSHMEMI_DEV_PASS)
 /* Copies the library's state into this TU's copy, through the cudart this
- * TU links, on the heap's device. Returns 0 or a cudaError_t. */
+ * TU links, on the heap's device. Returns 0 or a cudaError_t (HIP: a
+ * hipError_t through the HIP runtime). */
 static int gshmemi_dstate_sync(const gshmemi_dev_state_t *s)
 {
     if (s->abi != GSHMEMI_DEV_STATE_ABI || s->size != sizeof(gshmemi_dev_state_t)) {
         fprintf(stderr, "gshmem: device state ABI %u (%u bytes) from the library, this "
                 "program was compiled with gshmem_device.h ABI %u (%zu bytes): rebuild it\n",
                 s->abi, s->size, GSHMEMI_DEV_STATE_ABI, sizeof(gshmemi_dev_state_t));
-        return (int)cudaErrorInvalidValue;
+        return (int)GSHMEMI_RT_ERR_INVALID_VALUE;
     }
     if (s->cuda_device >= 0) {
-        cudaError_t e = cudaSetDevice(s->cuda_device);
-        if (e != cudaSuccess)
+        gshmemi_rt_error_t e = gshmemi_rt_set_device(s->cuda_device);
+        if (e != GSHMEMI_RT_SUCCESS)
             return (int)e;
     }
-    return (int)cudaMemcpyToSymbol(gshmemi_dstate, s, sizeof *s, 0, cudaMemcpyHostToDevice);
+    return (int)gshmemi_rt_copy_to_symbol(gshmemi_dstate, s, sizeof *s);
 }
 
 /* Registration at load time. A C++ static object, not a constructor
@@ -46,10 +47,9 @@ struct gshmemi_dstate_registration {
 static gshmemi_dstate_registration gshmemi_dstate_registration_obj;
 #endif /* host pass */
 
-#if defined(__CUDA_ARCH__)
+#if defined(GSHMEMI_DEV_PASS)
 
-#define GSHMEMI_DEV __device__ __forceinline__
-#define GSHMEMI_DEV_COLD static __device__ __noinline__
+/* GSHMEMI_DEV, GSHMEMI_DEV_COLD, GSHMEMI_DEV_API: impl/gshmem_dev_port.h */
 
 /* ---- reporting misuse: print what and where, then trap --------------------- */
 
@@ -57,7 +57,7 @@ GSHMEMI_DEV_COLD void gshmemi_dev_fail_state(const char *call)
 {
     printf("gshmem: %s: device state not published (gshmem_init not called, finalized, "
            "or the heap is not a CUDA heap: set GSHMEM_HEAP=cuda)\n", call);
-    __trap();
+    gshmemi_dev_trap();
 }
 
 GSHMEMI_DEV_COLD void gshmemi_dev_fail_pe(const char *call, int pe)
@@ -66,7 +66,7 @@ GSHMEMI_DEV_COLD void gshmemi_dev_fail_pe(const char *call, int pe)
         gshmemi_dev_fail_state(call);
     printf("gshmem: PE %d: %s: invalid PE %d (n_pes %d)\n", gshmemi_dstate.my_pe, call, pe,
            gshmemi_dstate.n_pes);
-    __trap();
+    gshmemi_dev_trap();
 }
 
 GSHMEMI_DEV_COLD void gshmemi_dev_fail_addr(const char *call, const char *what,
@@ -78,7 +78,7 @@ GSHMEMI_DEV_COLD void gshmemi_dev_fail_addr(const char *call, const char *what,
     printf("gshmem: PE %d: %s: %s %p (%llu bytes) is not inside the symmetric heap "
            "[%p, %p)\n", s.my_pe, call, what, addr, (unsigned long long)n,
            (void *)s.heap_base, (void *)(s.heap_base + s.heap_size));
-    __trap();
+    gshmemi_dev_trap();
 }
 
 GSHMEMI_DEV_COLD void gshmemi_dev_fail_arg(const char *call, const char *what, long long v)
@@ -86,7 +86,7 @@ GSHMEMI_DEV_COLD void gshmemi_dev_fail_arg(const char *call, const char *what, l
     if (gshmemi_dstate.n_pes == 0)
         gshmemi_dev_fail_state(call);
     printf("gshmem: PE %d: %s: invalid %s %lld\n", gshmemi_dstate.my_pe, call, what, v);
-    __trap();
+    gshmemi_dev_trap();
 }
 
 /* ==== the queue path's entry point ==========================================
@@ -100,7 +100,7 @@ GSHMEMI_DEV_COLD void gshmemi_dev_queue_off(const char *call, int pe)
         gshmemi_dev_fail_state(call);
     printf("gshmem: PE %d: %s: PE %d is not reachable by load/store and no proxy engine "
            "runs for the queue path\n", gshmemi_dstate.my_pe, call, pe);
-    __trap();
+    gshmemi_dev_trap();
 }
 /* ==== end of the queue path's entry point =================================== */
 
@@ -153,7 +153,7 @@ GSHMEMI_DEV char *gshmemi_dev_peer_addr(const void *addr, int pe)
         return (char *)addr;
     if (s.peer_base == NULL)
         return NULL;
-    char *b = (char *)__ldg((const unsigned long long *)&s.peer_base[pe]);
+    char *b = (char *)gshmemi_dev_ldg_u64((const unsigned long long *)&s.peer_base[pe]);
     return b == NULL ? NULL : b + ((const char *)addr - s.heap_base);
 }
 
@@ -178,16 +178,18 @@ GSHMEMI_DEV gshmemi_dev_group_t gshmemi_dev_thread(void)
 GSHMEMI_DEV unsigned gshmemi_dev_block_rank(void);
 
 /* The warp of the calling thread: lanes by linear thread index, 32 of
- * them (fewer in a block's last, partial warp). Every thread of the warp
- * must call with the same arguments. Computed from the block shape, not
- * from __activemask(), which may show a warp that has not reconverged. */
-GSHMEMI_DEV gshmemi_dev_group_t gshmemi_dev_warp(unsigned *mask_p)
+ * them (HIP: warpSize, 64 on gfx90a; fewer in a block's last, partial
+ * warp). Every thread of the warp must call with the same arguments.
+ * Computed from the block shape, not from __activemask(), which may show a
+ * warp that has not reconverged. */
+GSHMEMI_DEV gshmemi_dev_group_t gshmemi_dev_warp(gshmemi_dev_lanemask_t *mask_p)
 {
+    const unsigned ws = GSHMEMI_DEV_WARP_SIZE;
     unsigned lin = gshmemi_dev_block_rank();
-    unsigned nthr = blockDim.x * blockDim.y * blockDim.z, base = lin & ~31u;
-    unsigned size = nthr - base < 32u ? nthr - base : 32u;
-    gshmemi_dev_group_t g = {lin & 31u, size};
-    *mask_p = size == 32u ? 0xffffffffu : (1u << size) - 1u;
+    unsigned nthr = blockDim.x * blockDim.y * blockDim.z, base = lin & ~(ws - 1u);
+    unsigned size = nthr - base < ws ? nthr - base : ws;
+    gshmemi_dev_group_t g = {lin & (ws - 1u), size};
+    *mask_p = gshmemi_dev_lanes(size);
     return g;
 }
 
@@ -254,21 +256,7 @@ GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_
     gshmemi_dev_copy_bytes(d + body, s + body, n - head - body, g);
 }
 
-/* ---- atomics the port layer does not have ----------------------------------------- */
-
-GSHMEMI_DEV uint32_t gshmemi_dev_exch_u32(uint32_t *p, uint32_t v)
-{
-    uint32_t old;
-    asm volatile("atom.relaxed.sys.exch.b32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-    return old;
-}
-
-GSHMEMI_DEV uint64_t gshmemi_dev_exch_u64(uint64_t *p, uint64_t v)
-{
-    uint64_t old;
-    asm volatile("atom.relaxed.sys.exch.b64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
-    return old;
-}
+/* gshmemi_dev_exch_u32/_u64 (relaxed, system scope): impl/gshmem_dev_port.h */
 
 /* Spin-wait helper: a few hundred plain polls, then growing sleeps. */
 GSHMEMI_DEV void gshmemi_dev_pause(uint32_t *spins, uint32_t *backoff)
@@ -279,7 +267,7 @@ GSHMEMI_DEV void gshmemi_dev_pause(uint32_t *spins, uint32_t *backoff)
         gshmemi_backoff(backoff);
 }
 
-#endif /* __CUDA_ARCH__ */
+#endif /* GSHMEMI_DEV_PASS */
 
 #include "gshmem_dev_queue.h"
 

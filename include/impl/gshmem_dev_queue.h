@@ -2,8 +2,8 @@
  * and the protocol it shares with the proxy engine (host/proxy).
  *
  * The top half is plain C (the engine includes it); the bottom half is the
- * device producer, compiled in the CUDA device pass only (included by
- * gshmem_dev_common.h).
+ * device producer, compiled in the device pass only (CUDA; HIP compile
+ * check) (included by gshmem_dev_common.h).
  *
  * PROTOCOL (on top of device/sq.h's ring and WQE)
  *
@@ -63,6 +63,7 @@
 #define GSHMEMI_DEV_HAVE_QUEUE 1
 
 #include <stdint.h>
+#include "gshmem_dev_port.h"
 #include "../../device/sq.h"
 
 #define GSHMEMI_QUEUE_CHANNELS 4u
@@ -115,7 +116,7 @@ typedef struct gshmemi_queue {
     uint32_t reserved;
 } gshmemi_queue_t;
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(__HIPCC__)
 /* TEST ONLY: posts raw entries w[0..n) (n <= 2) on this block's ring without
  * any check and without waiting; 0 and the first index in *idx_p, or the
  * engine's error, or GSHMEM_ERR_NOT_SUPPORTED when no engine runs. */
@@ -123,7 +124,7 @@ __device__ int gshmemi_devq_post_raw(const gshmemi_wqe_t *w, uint32_t n, uint64_
 #endif
 
 /* ======================================================================== */
-#if defined(__CUDA_ARCH__)
+#if defined(GSHMEMI_DEV_PASS)
 
 GSHMEMI_DEV_COLD void gshmemi_devq_fail(const char *call, int pe, int rc)
 {
@@ -134,7 +135,7 @@ GSHMEMI_DEV_COLD void gshmemi_devq_fail(const char *call, int pe, int rc)
                     : "an error";
     printf("gshmem: PE %d: %s (PE %d): the proxy engine stopped on %s (status %d); the "
            "host log names the entry\n", gshmemi_dstate.my_pe, call, pe, why, rc);
-    __trap();
+    gshmemi_dev_trap();
 }
 
 GSHMEMI_DEV const gshmemi_queue_t *gshmemi_devq(const char *call, int pe)
@@ -216,7 +217,7 @@ GSHMEMI_DEV void gshmemi_devq_group_sync(gshmemi_dev_group_t g)
     if (g.size == blockDim.x * blockDim.y * blockDim.z)
         __syncthreads();
     else
-        __syncwarp(g.size == 32u ? 0xffffffffu : (1u << g.size) - 1u);
+        gshmemi_dev_syncwarp(gshmemi_dev_lanes(g.size));
 }
 
 /* ---- operations ---------------------------------------------------------- */
@@ -372,5 +373,5 @@ GSHMEMI_DEV int gshmemx_queue_status(void)
 }
 }
 
-#endif /* __CUDA_ARCH__ */
+#endif /* GSHMEMI_DEV_PASS */
 #endif /* GSHMEMI_DEV_QUEUE_H */

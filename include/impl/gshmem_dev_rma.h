@@ -4,21 +4,21 @@
 #ifndef GSHMEMI_DEV_RMA_H
 #define GSHMEMI_DEV_RMA_H
 
-#if defined(__CUDA_ARCH__)
+#if defined(GSHMEMI_DEV_PASS)
 
 extern "C" {
 
-GSHMEMI_DEV int gshmem_my_pe(void)
+GSHMEMI_DEV_API int gshmem_my_pe(void)
 {
     return gshmemi_dstate.my_pe;
 }
 
-GSHMEMI_DEV int gshmem_n_pes(void)
+GSHMEMI_DEV_API int gshmem_n_pes(void)
 {
     return gshmemi_dstate.n_pes;
 }
 
-GSHMEMI_DEV void *gshmem_ptr(const void *addr, int pe)
+GSHMEMI_DEV_API void *gshmem_ptr(const void *addr, int pe)
 {
     if (gshmemi_dev_checks_on() && (pe < 0 || pe >= gshmemi_dstate.n_pes))
         gshmemi_dev_fail_pe("gshmem_ptr", pe);
@@ -69,23 +69,23 @@ extern "C" {
 /* On P2P a blocking put equals nbi: the stores are issued (the source may
  * be reused) and quiet's system fence completes them. On the queue path a
  * blocking put returns when its entry is complete (delivered). */
-GSHMEMI_DEV void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
+GSHMEMI_DEV_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
 {
     gshmemi_dev_put("gshmem_putmem", dest, source, nelems, pe, gshmemi_dev_thread(), true);
 }
 
-GSHMEMI_DEV void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+GSHMEMI_DEV_API void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
     gshmemi_dev_put("gshmem_putmem_nbi", dest, source, nelems, pe, gshmemi_dev_thread(),
                     false);
 }
 
-GSHMEMI_DEV void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
+GSHMEMI_DEV_API void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
 {
     gshmemi_dev_get("gshmem_getmem", dest, source, nelems, pe, gshmemi_dev_thread(), true);
 }
 
-GSHMEMI_DEV void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+GSHMEMI_DEV_API void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
     gshmemi_dev_get("gshmem_getmem_nbi", dest, source, nelems, pe, gshmemi_dev_thread(),
                     false);
@@ -95,15 +95,15 @@ GSHMEMI_DEV void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems
 
 GSHMEMI_DEV void gshmemx_putmem_warp(void *dest, const void *source, size_t nelems, int pe)
 {
-    unsigned mask;
+    gshmemi_dev_lanemask_t mask;
     gshmemi_dev_put("gshmemx_putmem_warp", dest, source, nelems, pe, gshmemi_dev_warp(&mask),
                     true);
-    __syncwarp(mask);
+    gshmemi_dev_syncwarp(mask);
 }
 
 GSHMEMI_DEV void gshmemx_putmem_nbi_warp(void *dest, const void *source, size_t nelems, int pe)
 {
-    unsigned mask;
+    gshmemi_dev_lanemask_t mask;
     gshmemi_dev_put("gshmemx_putmem_nbi_warp", dest, source, nelems, pe,
                     gshmemi_dev_warp(&mask), false);
 }
@@ -123,10 +123,10 @@ GSHMEMI_DEV void gshmemx_putmem_nbi_block(void *dest, const void *source, size_t
 
 GSHMEMI_DEV void gshmemx_getmem_warp(void *dest, const void *source, size_t nelems, int pe)
 {
-    unsigned mask;
+    gshmemi_dev_lanemask_t mask;
     gshmemi_dev_get("gshmemx_getmem_warp", dest, source, nelems, pe, gshmemi_dev_warp(&mask),
                     true);
-    __syncwarp(mask);
+    gshmemi_dev_syncwarp(mask);
 }
 
 GSHMEMI_DEV void gshmemx_getmem_block(void *dest, const void *source, size_t nelems, int pe)
@@ -177,31 +177,31 @@ template <typename T> GSHMEMI_DEV T gshmemi_dev_g(const char *call, const T *sou
 extern "C" {
 
 #define GSHMEMI_DDEF_RMA(T, N)                                                         \
-    GSHMEMI_DEV void gshmem_##N##_p(T *dest, T value, int pe)                          \
+    GSHMEMI_DEV_API void gshmem_##N##_p(T *dest, T value, int pe)                      \
     {                                                                                  \
         gshmemi_dev_p<T>("gshmem_" #N "_p", dest, value, pe);                          \
     }                                                                                  \
-    GSHMEMI_DEV T gshmem_##N##_g(const T *source, int pe)                              \
+    GSHMEMI_DEV_API T gshmem_##N##_g(const T *source, int pe)                          \
     {                                                                                  \
         return gshmemi_dev_g<T>("gshmem_" #N "_g", source, pe);                        \
     }                                                                                  \
-    GSHMEMI_DEV void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) \
+    GSHMEMI_DEV_API void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) \
     {                                                                                  \
         gshmemi_dev_put("gshmem_" #N "_put", dest, source, nelems * sizeof(T), pe,     \
                         gshmemi_dev_thread(), true);                                   \
     }                                                                                  \
-    GSHMEMI_DEV void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) \
+    GSHMEMI_DEV_API void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) \
     {                                                                                  \
         gshmemi_dev_get("gshmem_" #N "_get", dest, source, nelems * sizeof(T), pe,     \
                         gshmemi_dev_thread(), true);                                   \
     }                                                                                  \
-    GSHMEMI_DEV void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems,     \
+    GSHMEMI_DEV_API void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, \
                                           int pe)                                      \
     {                                                                                  \
         gshmemi_dev_put("gshmem_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe, \
                         gshmemi_dev_thread(), false);                                  \
     }                                                                                  \
-    GSHMEMI_DEV void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems,     \
+    GSHMEMI_DEV_API void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, \
                                           int pe)                                      \
     {                                                                                  \
         gshmemi_dev_get("gshmem_" #N "_get_nbi", dest, source, nelems * sizeof(T), pe, \
@@ -216,5 +216,5 @@ GSHMEMI_DDEF_RMA(double, double)
 
 } /* extern "C" */
 
-#endif /* __CUDA_ARCH__ */
+#endif /* GSHMEMI_DEV_PASS */
 #endif /* GSHMEMI_DEV_RMA_H */

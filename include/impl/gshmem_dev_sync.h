@@ -4,7 +4,7 @@
 #ifndef GSHMEMI_DEV_SYNC_H
 #define GSHMEMI_DEV_SYNC_H
 
-#if defined(__CUDA_ARCH__)
+#if defined(GSHMEMI_DEV_PASS)
 
 extern "C" {
 
@@ -13,13 +13,13 @@ extern "C" {
  * anything this thread does next (quiet). Queue path (when an engine
  * runs): fence posts a FENCE entry in this thread's ring; quiet waits until
  * every entry posted before it on this PE is complete. */
-GSHMEMI_DEV void gshmem_fence(void)
+GSHMEMI_DEV_API void gshmem_fence(void)
 {
     __threadfence_system();
     gshmemi_devq_fence();
 }
 
-GSHMEMI_DEV void gshmem_quiet(void)
+GSHMEMI_DEV_API void gshmem_quiet(void)
 {
     __threadfence_system();
     gshmemi_devq_quiet("gshmem_quiet");
@@ -118,14 +118,14 @@ GSHMEMI_DEV void gshmemi_dev_put_signal(const char *call, void *dest, const void
 
 extern "C" {
 
-GSHMEMI_DEV void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
+GSHMEMI_DEV_API void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
     gshmemi_dev_put_signal("gshmem_putmem_signal", dest, source, nelems, sig_addr, signal,
                            sig_op, pe, gshmemi_dev_thread(), true);
 }
 
-GSHMEMI_DEV void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+GSHMEMI_DEV_API void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
                                           uint64_t *sig_addr, uint64_t signal, int sig_op,
                                           int pe)
 {
@@ -137,7 +137,7 @@ GSHMEMI_DEV void gshmemx_putmem_signal_warp(void *dest, const void *source, size
                                             uint64_t *sig_addr, uint64_t signal, int sig_op,
                                             int pe)
 {
-    unsigned mask;
+    gshmemi_dev_lanemask_t mask;
     gshmemi_dev_put_signal("gshmemx_putmem_signal_warp", dest, source, nelems, sig_addr,
                            signal, sig_op, pe, gshmemi_dev_warp(&mask), true);
 }
@@ -146,7 +146,7 @@ GSHMEMI_DEV void gshmemx_putmem_signal_nbi_warp(void *dest, const void *source, 
                                                 uint64_t *sig_addr, uint64_t signal,
                                                 int sig_op, int pe)
 {
-    unsigned mask;
+    gshmemi_dev_lanemask_t mask;
     gshmemi_dev_put_signal("gshmemx_putmem_signal_nbi_warp", dest, source, nelems, sig_addr,
                            signal, sig_op, pe, gshmemi_dev_warp(&mask), false);
 }
@@ -167,13 +167,13 @@ GSHMEMI_DEV void gshmemx_putmem_signal_nbi_block(void *dest, const void *source,
                            signal, sig_op, pe, gshmemi_dev_block(), false);
 }
 
-GSHMEMI_DEV uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)
+GSHMEMI_DEV_API uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)
 {
     gshmemi_dev_check_local("gshmem_signal_fetch", "sig_addr", sig_addr, sizeof(uint64_t));
     return gshmemi_atomic_load_acquire_u64(sig_addr);
 }
 
-GSHMEMI_DEV uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+GSHMEMI_DEV_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
     return gshmemi_dev_wait("gshmem_signal_wait_until", (const uint64_t *)sig_addr, cmp,
                             cmp_value);
@@ -182,11 +182,11 @@ GSHMEMI_DEV uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint6
 /* ---- point synchronization ---------------------------------------------------------- */
 
 #define GSHMEMI_DDEF_SYNC(T, N)                                                            \
-    GSHMEMI_DEV void gshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                \
+    GSHMEMI_DEV_API void gshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)            \
     {                                                                                      \
         (void)gshmemi_dev_wait("gshmem_" #N "_wait_until", (const T *)ivar, cmp, cmp_value); \
     }                                                                                      \
-    GSHMEMI_DEV int gshmem_##N##_test(T *ivar, int cmp, T cmp_value)                       \
+    GSHMEMI_DEV_API int gshmem_##N##_test(T *ivar, int cmp, T cmp_value)                   \
     {                                                                                      \
         gshmemi_dev_check_local("gshmem_" #N "_test", "ivar", ivar, sizeof(T));            \
         return gshmemi_dev_cmp("gshmem_" #N "_test", gshmemi_dev_ld_acq((const T *)ivar),  \
@@ -232,5 +232,5 @@ GSHMEMI_DDEF_SYNC(uint64_t, uint64)
 
 } /* extern "C" */
 
-#endif /* __CUDA_ARCH__ */
+#endif /* GSHMEMI_DEV_PASS */
 #endif /* GSHMEMI_DEV_SYNC_H */

@@ -2,10 +2,22 @@
  * includes gshmem.h and gshmem_device.h, calls every device call from
  * kernels and the host calls of the same names from host code, and links
  * against libgshmem. Built as gshmem-device-api-compile; running it is
- * not a test (it exits 0 at once without arguments). */
+ * not a test (it exits 0 at once without arguments).
+ *
+ * The same file is the HIP compile check (gshmem-device-api-hip-check:
+ * hipcc -x hip --offload-arch=gfx90a -c, object only, nothing links or
+ * runs; see include/impl/gshmem_dev_port.h). */
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__HIPCC__)
+/* HIP: gshmem_device.h must come before gshmem.h (it includes it). */
+#include "gshmem_device.h"
+#define cudaMalloc hipMalloc
+#define cudaFree hipFree
+#define cudaDeviceSynchronize hipDeviceSynchronize
+#define cudaSuccess hipSuccess
+#endif
 #include "gshmem.h"
 #include "gshmem_device.h"
 
