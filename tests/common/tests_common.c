@@ -1,7 +1,9 @@
-/* tests_common.c: run a command with a time limit and capture its output. */
+/* tests_common.c: run a command with a time limit and capture its output;
+ * the skip probes and stderr capture shared by the Criterion drivers. */
 #define _GNU_SOURCE
 #include "tests_common.h"
 
+#include <criterion/criterion.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -142,4 +144,81 @@ test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *arg
     snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
              n, timeout_s, prog, args ? args : "");
     return test_run(test_tp_env(tp), cmd, timeout_s + 10);
+}
+
+int test_count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+void test_require_built(const char *rel)
+{
+    char path[1024];
+
+    snprintf(path, sizeof path, "%s/%s", build_dir(), rel);
+    if (access(path, X_OK) != 0)
+        cr_skip_test("no CUDA build: %s does not exist (configure with -DGSHMEM_ENABLE_CUDA=ON)",
+                     path);
+}
+
+void test_require_probe(const char *rel, const char *args, const char *skip_prefix)
+{
+    char cmd[1100];
+
+    snprintf(cmd, sizeof cmd, "%%B/%s %s", rel, args);
+    test_run_t r = test_run(NULL, cmd, 60);
+    if (r.status == 77) {
+        char why[512];
+        const char *s = strstr(r.output, "SKIP: ");
+        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
+        why[strcspn(why, "\n")] = '\0';
+        test_run_free(&r);
+        cr_skip_test("%s%s", skip_prefix, why);
+    }
+    cr_assert_eq(r.status, 0, "%s %s: status %d, output:\n%s", rel, args, r.status,
+                 test_tail(&r));
+    test_run_free(&r);
+}
+
+void test_require_gpu_at(const char *rel, const char *probe_args)
+{
+    test_require_built(rel);
+    test_require_probe(rel, probe_args, "no CUDA device: ");
+}
+
+void test_require_gpu(const char *probe_prog, const char *probe_args)
+{
+    char rel[512];
+
+    snprintf(rel, sizeof rel, "tests/pe/%s", probe_prog);
+    test_require_gpu_at(rel, probe_args);
+}
+
+void test_cap_start(test_cap_t *c)
+{
+    fflush(stderr);
+    c->f = tmpfile();
+    cr_assert_not_null(c->f);
+    c->saved = dup(2);
+    dup2(fileno(c->f), 2);
+}
+
+char *test_cap_end(test_cap_t *c)
+{
+    long n;
+    char *buf;
+
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    fseek(c->f, 0, SEEK_END);
+    n = ftell(c->f);
+    rewind(c->f);
+    buf = calloc(1, (size_t)n + 1);
+    cr_assert_eq(fread(buf, 1, (size_t)n, c->f), (size_t)n);
+    fclose(c->f);
+    return buf;
 }

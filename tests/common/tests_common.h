@@ -3,6 +3,7 @@
 #define GSHMEM_TESTS_COMMON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct test_run {
     int status;        /* exit status (0..255), or 128+signal, -1: not run */
@@ -30,5 +31,36 @@ test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *arg
 
 /* Environment for a transport variant (static string). */
 const char *test_tp_env(const char *tp);
+
+/* How many times needle occurs in hay (non-overlapping). */
+int test_count_of(const char *hay, const char *needle);
+
+/* ---- Criterion helpers (skip or fail the calling test) ---------------- */
+
+/* Skips the calling test, "no CUDA build: <path> does not exist (configure
+ * with -DGSHMEM_ENABLE_CUDA=ON)", when <build>/<rel> was not built. */
+void test_require_built(const char *rel);
+
+/* Runs "<build>/<rel> <args>" (a probe that decides in its own process,
+ * so the test driver never starts CUDA itself): status 77 skips the
+ * calling test with skip_prefix and the reason the program printed after
+ * "SKIP: "; any other status but 0 fails it. */
+void test_require_probe(const char *rel, const char *args, const char *skip_prefix);
+
+/* Both for <build>/<rel>: skips without a CUDA build, then
+ * "no CUDA device: <reason>" when "<rel> <probe_args>" exits 77. */
+void test_require_gpu_at(const char *rel, const char *probe_args);
+
+/* test_require_gpu_at("tests/pe/<probe_prog>", probe_args). */
+void test_require_gpu(const char *probe_prog, const char *probe_args);
+
+/* Capture of what is written to fd 2 between test_cap_start and
+ * test_cap_end (which returns it, NUL-terminated, malloc'd). */
+typedef struct test_cap {
+    int saved;
+    FILE *f;
+} test_cap_t;
+void test_cap_start(test_cap_t *c);
+char *test_cap_end(test_cap_t *c);
 
 #endif

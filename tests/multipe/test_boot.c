@@ -18,21 +18,13 @@ static test_run_t run_boot(const char *env, int n, const char *mode, int timeout
     return test_run(env, cmd, timeout + 15);
 }
 
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 static void check_ok(int n, const char *mode, const char *want_line)
 {
     char env[64];
     snprintf(env, sizeof env, "PE_BOOT_N=%d PE_BOOT_EXPECT=local", n);
     test_run_t r = run_boot(env, n, mode, 60);
     cr_assert_eq(r.status, 0, "-n %d %s: status %d, output:\n%s", n, mode, r.status, test_tail(&r));
-    cr_assert_eq(count_of(r.output, want_line), n, "-n %d: expected %d \"%s\":\n%s", n, n,
+    cr_assert_eq(test_count_of(r.output, want_line), n, "-n %d: expected %d \"%s\":\n%s", n, n,
                  want_line, test_tail(&r));
     test_run_free(&r);
 }
@@ -137,37 +129,55 @@ static void check_mpirun(const char *boot, const char *expect, const char *mode,
              GSHMEM_MPIEXEC, n, boot, n, expect, mode);
     test_run_t r = test_run(MPI_ENV, cmd, 90);
     cr_assert_eq(r.status, 0, "%s: status %d, output:\n%s", cmd, r.status, test_tail(&r));
-    cr_assert_eq(count_of(r.output, want), n, "expected %d \"%s\" in:\n%s", n, want, test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, want), n, "expected %d \"%s\" in:\n%s", n, want,
+                 test_tail(&r));
     test_run_free(&r);
+}
+
+#ifdef GSHMEM_HAVE_MPI
+#define HAVE_MPI 1
+#else
+#define HAVE_MPI 0
+#endif
+#ifdef GSHMEM_HAVE_PMIX
+#define HAVE_PMIX 1
+#else
+#define HAVE_PMIX 0
+#endif
+
+/* GSHMEM_BOOTSTRAP=boot under mpirun: a normal run at 4 PEs and 3 init
+ * cycles at 2, each PE reporting boot as the bootstrap it used. */
+static void check_mpirun_cycles(const char *boot)
+{
+    char want[64];
+
+    snprintf(want, sizeof want, "OK (bootstrap %s, 1 cycle(s))", boot);
+    check_mpirun(boot, boot, "normal", 4, want);
+    snprintf(want, sizeof want, "OK (bootstrap %s, 3 cycle(s))", boot);
+    check_mpirun(boot, boot, "reinit", 2, want);
 }
 
 Test(boot, mpi_under_mpirun)
 {
-#ifdef GSHMEM_HAVE_MPI
-    check_mpirun("mpi", "mpi", "normal", 4, "OK (bootstrap mpi, 1 cycle(s))");
-    check_mpirun("mpi", "mpi", "reinit", 2, "OK (bootstrap mpi, 3 cycle(s))");
-#else
-    cr_skip_test("gshmem was built without MPI (GSHMEM_ENABLE_MPI=OFF)");
-#endif
+    if (!HAVE_MPI)
+        cr_skip_test("gshmem was built without MPI (GSHMEM_ENABLE_MPI=OFF)");
+    check_mpirun_cycles("mpi");
 }
 
 Test(boot, pmix_under_mpirun)
 {
-#ifdef GSHMEM_HAVE_PMIX
-    check_mpirun("pmix", "pmix", "normal", 4, "OK (bootstrap pmix, 1 cycle(s))");
-    check_mpirun("pmix", "pmix", "reinit", 2, "OK (bootstrap pmix, 3 cycle(s))");
-#else
-    cr_skip_test("gshmem was built without PMIx (GSHMEM_ENABLE_PMIX=OFF)");
-#endif
+    if (!HAVE_PMIX)
+        cr_skip_test("gshmem was built without PMIx (GSHMEM_ENABLE_PMIX=OFF)");
+    check_mpirun_cycles("pmix");
 }
 
+/* auto picks PMIx when built in, else MPI. */
 Test(boot, auto_under_mpirun)
 {
-#if defined(GSHMEM_HAVE_PMIX)
-    check_mpirun("auto", "pmix", "normal", 4, "OK (bootstrap pmix, 1 cycle(s))");
-#elif defined(GSHMEM_HAVE_MPI)
-    check_mpirun("auto", "mpi", "normal", 4, "OK (bootstrap mpi, 1 cycle(s))");
-#else
-    cr_skip_test("gshmem was built without MPI and PMIx");
-#endif
+    if (!HAVE_MPI && !HAVE_PMIX)
+        cr_skip_test("gshmem was built without MPI and PMIx");
+    if (HAVE_PMIX)
+        check_mpirun("auto", "pmix", "normal", 4, "OK (bootstrap pmix, 1 cycle(s))");
+    else
+        check_mpirun("auto", "mpi", "normal", 4, "OK (bootstrap mpi, 1 cycle(s))");
 }

@@ -16,53 +16,22 @@
 #define DEV_TIMEOUT_S 180
 #define DEV_ENV "GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p"
 
-/* Skips the calling test when the device programs cannot run here. */
-static void dev_require_gpu(void)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/pe/pe_dev_rma", GSHMEM_BUILD_DIR);
-    if (getenv("GSHMEM_TEST_BUILD_DIR") != NULL && *getenv("GSHMEM_TEST_BUILD_DIR"))
-        snprintf(path, sizeof path, "%s/tests/pe/pe_dev_rma", getenv("GSHMEM_TEST_BUILD_DIR"));
-    if (access(path, X_OK) != 0)
-        cr_skip_test("no CUDA build: %s does not exist (configure with -DGSHMEM_ENABLE_CUDA=ON)",
-                     path);
-    test_run_t r = test_run(NULL, "%B/tests/pe/pe_dev_rma probe", 60);
-    if (r.status == 77) {
-        char why[512];
-        const char *s = strstr(r.output, "SKIP: ");
-        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
-        why[strcspn(why, "\n")] = '\0';
-        test_run_free(&r);
-        cr_skip_test("no CUDA device: %s", why);
-    }
-    cr_assert_eq(r.status, 0, "pe_dev_rma probe: status %d, output:\n%s", r.status, test_tail(&r));
-    test_run_free(&r);
-}
-
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* Runs "prog args" at n PEs with DEV_ENV plus extra_env (may be NULL);
  * every PE must print "<prog>: OK (PE ". */
 static void dev_run_with(const char *prog, const char *args, int n, const char *extra_env)
 {
     char cmd[512], ok[128], env[512];
 
-    dev_require_gpu();
+    test_require_gpu("pe_dev_rma", "probe");
     snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
              n, DEV_TIMEOUT_S, prog, args ? args : "");
     snprintf(env, sizeof env, "%s %s", DEV_ENV, extra_env ? extra_env : "");
     test_run_t r = test_run(env, cmd, DEV_TIMEOUT_S + 15);
     snprintf(ok, sizeof ok, "%s: OK (PE ", prog);
-    cr_assert(r.status == 0 && count_of(r.output, ok) == n,
+    cr_assert(r.status == 0 && test_count_of(r.output, ok) == n,
               "%s %s at %d PEs (%s): status %d after %.1f s, %d of %d OK lines; output "
               "(end):\n%s", prog, args ? args : "", n, env, r.status, r.seconds,
-              count_of(r.output, ok), n, test_tail(&r));
+              test_count_of(r.output, ok), n, test_tail(&r));
     test_run_free(&r);
 }
 
@@ -77,7 +46,7 @@ static void dev_misuse(const char *mode, const char *want, const char *want2, in
 {
     char cmd[512];
 
-    dev_require_gpu();
+    test_require_gpu("pe_dev_rma", "probe");
     if (with_launcher)
         snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n 2 --timeout 60 "
                  "%%B/tests/pe/pe_dev_errors %s", mode);

@@ -12,14 +12,6 @@
 #define RUN "%B/host/launcher/gshmemrun "
 #define PROG " %B/tests/pe/pe_launcher "
 
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 Test(launcher, all_pes_start_and_exit_zero)
 {
     test_run_t r = test_run(NULL, RUN "-n 4" PROG "env", 30);
@@ -32,24 +24,27 @@ Test(launcher, all_pes_start_and_exit_zero)
     test_run_free(&r);
 }
 
-Test(launcher, exit_status_propagates_and_others_are_ended)
+/* One PE ends early (cmd): gshmemrun returns want_status, reports the PE
+ * (who) and how it ended (how), and ends the sleeping PEs within 10 s. */
+static void check_early_end(const char *cmd, int want_status, const char *who, const char *how)
 {
-    test_run_t r = test_run(NULL, RUN "-n 3" PROG "exit 5 1", 60);
-    cr_assert_eq(r.status, 5, "status %d, output:\n%s", r.status, test_tail(&r));
-    cr_assert(strstr(r.output, "gshmemrun: PE 1 (pid ") &&
-              strstr(r.output, "exited with status 5"), "output:\n%s", test_tail(&r));
+    test_run_t r = test_run(NULL, cmd, 60);
+    cr_assert_eq(r.status, want_status, "status %d, output:\n%s", r.status, test_tail(&r));
+    cr_assert(strstr(r.output, who) && strstr(r.output, how), "output:\n%s", test_tail(&r));
     cr_assert_lt(r.seconds, 10.0, "the sleeping PEs were not ended (%.1f s)", r.seconds);
     test_run_free(&r);
 }
 
+Test(launcher, exit_status_propagates_and_others_are_ended)
+{
+    check_early_end(RUN "-n 3" PROG "exit 5 1", 5, "gshmemrun: PE 1 (pid ",
+                    "exited with status 5");
+}
+
 Test(launcher, signal_death_gives_128_plus_signal)
 {
-    test_run_t r = test_run(NULL, RUN "-n 2" PROG "kill 0", 60);
-    cr_assert_eq(r.status, 137, "status %d, output:\n%s", r.status, test_tail(&r));
-    cr_assert(strstr(r.output, "gshmemrun: PE 0 (pid ") &&
-              strstr(r.output, "was killed by signal 9"), "output:\n%s", test_tail(&r));
-    cr_assert_lt(r.seconds, 10.0, "took %.1f s", r.seconds);
-    test_run_free(&r);
+    check_early_end(RUN "-n 2" PROG "kill 0", 137, "gshmemrun: PE 0 (pid ",
+                    "was killed by signal 9");
 }
 
 Test(launcher, timeout_kills_and_returns_124)
@@ -76,8 +71,8 @@ Test(launcher, prefix_labels_every_line)
         for (int k = 0; k < 4; k++)
             cr_assert(strstr(r.output, want[k]), "missing \"%s\" in:\n%s", want[k], test_tail(&r));
     }
-    cr_assert_eq(count_of(r.output, "\n"), 8, "expected 8 lines:\n%s", test_tail(&r));
-    cr_assert_eq(count_of(r.output, "[PE "), 8, "expected 8 labels:\n%s", test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, "\n"), 8, "expected 8 lines:\n%s", test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, "[PE "), 8, "expected 8 labels:\n%s", test_tail(&r));
     test_run_free(&r);
 }
 

@@ -14,33 +14,6 @@
 
 #include "tests_common.h"
 
-/* Skips the calling test when "pe_ofi_cuda <probe>" says it cannot run. */
-static void require(const char *probe)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "%%B/tests/pe/pe_ofi_cuda %s", probe);
-    test_run_t r = test_run(NULL, cmd, 60);
-    if (r.status == 77) {
-        char why[512];
-        const char *s = strstr(r.output, "SKIP: ");
-        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
-        why[strcspn(why, "\n")] = '\0';
-        test_run_free(&r);
-        cr_skip_test("%s", why);
-    }
-    cr_assert_eq(r.status, 0, "pe_ofi_cuda %s: status %d, output:\n%s", probe, r.status,
-                 test_tail(&r));
-    test_run_free(&r);
-}
-
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* Run pe_ofi_cuda mode at -n n over tp ("ofi-shm" or "ofi-tcp"). */
 static void run_mode(const char *tp, int n, const char *mode, const char *heap)
 {
@@ -59,9 +32,9 @@ static void run_mode(const char *tp, int n, const char *mode, const char *heap)
     }
     cr_assert_eq(r.status, 0, "%s -n %d %s: status %d, output:\n%s", tp, n, mode, r.status,
                  test_tail(&r));
-    cr_assert_eq(count_of(r.output, "pe_ofi_cuda: OK (PE "), n,
+    cr_assert_eq(test_count_of(r.output, "pe_ofi_cuda: OK (PE "), n,
                  "%s -n %d %s: expected %d OK lines:\n%s", tp, n, mode, n, test_tail(&r));
-    cr_assert_eq(count_of(r.output, "staging path"), n,
+    cr_assert_eq(test_count_of(r.output, "staging path"), n,
                  "%s -n %d %s: every PE should report the staging path:\n%s", tp, n, mode,
                  test_tail(&r));
     test_run_free(&r);
@@ -69,13 +42,13 @@ static void run_mode(const char *tp, int n, const char *mode, const char *heap)
 
 static void cuda_check(const char *tp, int n, const char *mode)
 {
-    require("probe");
+    test_require_probe("tests/pe/pe_ofi_cuda", "probe", "");
     run_mode(tp, n, mode, "cuda");
 }
 
 static void host_check(const char *tp, int n)
 {
-    require("probe-host");
+    test_require_probe("tests/pe/pe_ofi_cuda", "probe-host", "");
     run_mode(tp, n, "host-stage", "host");
 }
 

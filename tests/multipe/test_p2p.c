@@ -9,42 +9,17 @@
 
 #include "tests_common.h"
 
-/* Skips the calling test when pe_p2p cannot run here. */
-static void p2p_require_gpu(void)
-{
-    test_run_t r = test_run(NULL, "%B/tests/pe/pe_p2p probe", 60);
-
-    if (r.status == 77) {
-        char why[512];
-        const char *s = strstr(r.output, "SKIP: ");
-        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
-        why[strcspn(why, "\n")] = '\0';
-        test_run_free(&r);
-        cr_skip_test("no CUDA device: %s", why);
-    }
-    cr_assert_eq(r.status, 0, "pe_p2p probe: status %d, output:\n%s", r.status, test_tail(&r));
-    test_run_free(&r);
-}
-
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 static void p2p_check(const char *env, int n, const char *mode)
 {
     char cmd[512], want[64];
 
-    p2p_require_gpu();
+    test_require_gpu("pe_p2p", "probe");
     snprintf(cmd, sizeof cmd,
              "%%B/host/launcher/gshmemrun -n %d --timeout 120 %%B/tests/pe/pe_p2p %s", n, mode);
     test_run_t r = test_run(env, cmd, 135);
     snprintf(want, sizeof want, "pe_p2p: OK (PE ");
     cr_assert_eq(r.status, 0, "-n %d %s: status %d, output:\n%s", n, mode, r.status, test_tail(&r));
-    cr_assert_eq(count_of(r.output, want), n, "-n %d %s: expected %d \"%s\" lines:\n%s", n,
+    cr_assert_eq(test_count_of(r.output, want), n, "-n %d %s: expected %d \"%s\" lines:\n%s", n,
                  mode, n, want, test_tail(&r));
     test_run_free(&r);
 }

@@ -20,38 +20,11 @@
 #define PD_ENV "GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p"
 #define PD_DIR "apps/perf/device/"
 
-static const char *pd_build_dir(void)
-{
-    const char *b = getenv("GSHMEM_TEST_BUILD_DIR");
-    return b != NULL && *b ? b : GSHMEM_BUILD_DIR;
-}
-
-/* Skips the calling test when the device benchmarks cannot run here. */
-static void pd_require_gpu(const char *prog)
-{
-    char path[1024], cmd[256];
-    snprintf(path, sizeof path, "%s/" PD_DIR "%s", pd_build_dir(), prog);
-    if (access(path, X_OK) != 0)
-        cr_skip_test("no CUDA build: %s does not exist (configure with -DGSHMEM_ENABLE_CUDA=ON)",
-                     path);
-    snprintf(cmd, sizeof cmd, "%%B/" PD_DIR "%s probe", prog);
-    test_run_t r = test_run(NULL, cmd, 60);
-    if (r.status == 77) {
-        char why[512];
-        const char *s = strstr(r.output, "SKIP: ");
-        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
-        why[strcspn(why, "\n")] = '\0';
-        test_run_free(&r);
-        cr_skip_test("no CUDA device: %s", why);
-    }
-    cr_assert_eq(r.status, 0, "%s probe: status %d, output:\n%s", prog, r.status, test_tail(&r));
-    test_run_free(&r);
-}
-
 static test_run_t pd_run(const char *prog, const char *args)
 {
     char cmd[1024];
-    pd_require_gpu(prog);
+    snprintf(cmd, sizeof cmd, PD_DIR "%s", prog);
+    test_require_gpu_at(cmd, "probe");
     snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n 2 --timeout %d %%B/" PD_DIR "%s %s",
              PD_TIMEOUT, prog, args);
     test_run_t r = test_run(PD_ENV, cmd, PD_TIMEOUT + 15);

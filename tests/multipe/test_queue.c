@@ -26,14 +26,6 @@
 #define Q_OFI_SHM_ENV Q_OFI_ENV " GSHMEM_OFI_PROVIDER=shm"
 #define Q_OFI_TCP_ENV Q_OFI_ENV " GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=lo"
 
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* prog mode at n PEs under env; every PE prints "<prog>: OK (PE ". */
 static test_run_t q_run(const char *env, const char *prog, const char *mode, int n)
 {
@@ -42,9 +34,9 @@ static test_run_t q_run(const char *env, const char *prog, const char *mode, int
              "%%B/tests/pe/%s %s", n, Q_TIMEOUT_S, prog, mode);
     test_run_t r = test_run(env, cmd, Q_TIMEOUT_S + 15);
     snprintf(ok, sizeof ok, "%s: OK (PE ", prog);
-    cr_assert(r.status == 0 && count_of(r.output, ok) == n,
+    cr_assert(r.status == 0 && test_count_of(r.output, ok) == n,
               "%s %s at %d PEs: status %d after %.1f s, %d of %d OK lines; output (end):\n%s",
-              prog, mode, n, r.status, r.seconds, count_of(r.output, ok), n, test_tail(&r));
+              prog, mode, n, r.status, r.seconds, test_count_of(r.output, ok), n, test_tail(&r));
     return r;
 }
 
@@ -78,32 +70,11 @@ Test(queue, host_drain_at_stop)
 
 /* ---- GPU ------------------------------------------------------------------------- */
 
-static void q_require_gpu(void)
-{
-    char path[1024];
-    const char *bd = getenv("GSHMEM_TEST_BUILD_DIR");
-    snprintf(path, sizeof path, "%s/tests/pe/pe_queue", bd && *bd ? bd : GSHMEM_BUILD_DIR);
-    if (access(path, X_OK) != 0)
-        cr_skip_test("no CUDA build: %s does not exist (configure with -DGSHMEM_ENABLE_CUDA=ON)",
-                     path);
-    test_run_t r = test_run(NULL, "%B/tests/pe/pe_queue probe", 60);
-    if (r.status == 77) {
-        char why[512];
-        const char *s = strstr(r.output, "SKIP: ");
-        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
-        why[strcspn(why, "\n")] = '\0';
-        test_run_free(&r);
-        cr_skip_test("no CUDA device: %s", why);
-    }
-    cr_assert_eq(r.status, 0, "pe_queue probe: status %d:\n%s", r.status, test_tail(&r));
-    test_run_free(&r);
-}
-
 static void gpu_ops_with(const char *env, int n)
 {
-    q_require_gpu();
+    test_require_gpu("pe_queue", "probe");
     test_run_t r = q_run(env, "pe_queue", "ops", n);
-    cr_assert(count_of(r.output, "0 violations") == 4 * n, "litmus lines missing:\n%s",
+    cr_assert(test_count_of(r.output, "0 violations") == 4 * n, "litmus lines missing:\n%s",
               test_tail(&r));
     const char *perf = strstr(r.output, "pe_queue: perf");
     if (perf != NULL)
@@ -124,7 +95,7 @@ Test(queue, gpu_ops_ofi_tcp_n2, .timeout = Q_TIMEOUT_S + 30) { gpu_ops_with(Q_OF
 
 Test(queue, gpu_malformed_entry, .timeout = Q_TIMEOUT_S + 30)
 {
-    q_require_gpu();
+    test_require_gpu("pe_queue", "probe");
     test_run_t r = q_run(Q_GPU_ENV, "pe_queue", "bad", 2);
     cr_assert(strstr(r.output, "rejected malformed entry on channel 0 slot 0 (entry 0): PUT "
                      "to PE 1, " Q_BAD_OFFSET) != NULL &&
@@ -136,7 +107,7 @@ Test(queue, gpu_malformed_entry, .timeout = Q_TIMEOUT_S + 30)
 
 Test(queue, gpu_drain_at_finalize, .timeout = Q_TIMEOUT_S + 30)
 {
-    q_require_gpu();
+    test_require_gpu("pe_queue", "probe");
     test_run_t r = q_run(Q_GPU_ENV, "pe_queue", "drain", 2);
     test_run_free(&r);
 }

@@ -15,64 +15,19 @@
 #define STREAM_TIMEOUT_S 240
 #define STREAM_ENV "GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p"
 
-static const char *stream_build_dir(void)
-{
-    const char *b = getenv("GSHMEM_TEST_BUILD_DIR");
-    return b != NULL && *b ? b : GSHMEM_BUILD_DIR;
-}
-
-/* Skips the calling test when prog was not built (no CUDA build). */
-static void stream_require_build(const char *prog)
-{
-    char path[1024];
-
-    snprintf(path, sizeof path, "%s/tests/pe/%s", stream_build_dir(), prog);
-    if (access(path, X_OK) != 0)
-        cr_skip_test("no CUDA build: %s does not exist (configure with -DGSHMEM_ENABLE_CUDA=ON)",
-                     path);
-}
-
-/* Skips the calling test when prog cannot run here. */
-static void stream_require_gpu(const char *prog)
-{
-    char cmd[1100];
-
-    stream_require_build(prog);
-    snprintf(cmd, sizeof cmd, "%%B/tests/pe/%s probe", prog);
-    test_run_t r = test_run(NULL, cmd, 60);
-    if (r.status == 77) {
-        char why[512];
-        const char *s = strstr(r.output, "SKIP: ");
-        snprintf(why, sizeof why, "%s", s ? s + 6 : r.output);
-        why[strcspn(why, "\n")] = '\0';
-        test_run_free(&r);
-        cr_skip_test("no CUDA device: %s", why);
-    }
-    cr_assert_eq(r.status, 0, "%s probe: status %d, output:\n%s", prog, r.status, test_tail(&r));
-    test_run_free(&r);
-}
-
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* Runs prog at n PEs; every PE must print "<okname>: OK (PE ". */
 static test_run_t stream_run(const char *prog, const char *okname, int n)
 {
     char cmd[512], ok[128];
 
-    stream_require_gpu(prog);
+    test_require_gpu(prog, "probe");
     snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s",
              n, STREAM_TIMEOUT_S, prog);
     test_run_t r = test_run(STREAM_ENV, cmd, STREAM_TIMEOUT_S + 15);
     snprintf(ok, sizeof ok, "%s: OK (PE ", okname);
-    cr_assert(r.status == 0 && count_of(r.output, ok) == n,
+    cr_assert(r.status == 0 && test_count_of(r.output, ok) == n,
               "%s at %d PEs: status %d after %.1f s, %d of %d OK lines; output (end):\n%s", prog,
-              n, r.status, r.seconds, count_of(r.output, ok), n, test_tail(&r));
+              n, r.status, r.seconds, test_count_of(r.output, ok), n, test_tail(&r));
     return r;
 }
 
@@ -87,9 +42,9 @@ static void stream_full(const char *prog, int n)
     snprintf(phrase, sizeof phrase, "%s", w + strlen("want-log: "));
     phrase[strcspn(phrase, "\n")] = '\0';
     /* every PE announces it and logs it */
-    cr_assert(count_of(r.output, phrase) >= 2 * n,
+    cr_assert(test_count_of(r.output, phrase) >= 2 * n,
               "%s: \"%s\" appears %d times, want the log line besides each announcement; "
-              "output (end):\n%s", prog, phrase, count_of(r.output, phrase), test_tail(&r));
+              "output (end):\n%s", prog, phrase, test_count_of(r.output, phrase), test_tail(&r));
     cr_assert(strstr(r.output, "graph: ") != NULL, "%s: no graph line:\n%s", prog, test_tail(&r));
     test_run_free(&r);
 }
@@ -101,9 +56,9 @@ static void stream_misuse(const char *mode, const char *env, const char *want, c
     char cmd[512];
 
     if (strcmp(mode, "no_init") == 0 || strcmp(mode, "host_heap") == 0)
-        stream_require_build("pe_stream_c");
+        test_require_built("tests/pe/pe_stream_c");
     else
-        stream_require_gpu("pe_stream_c");
+        test_require_gpu("pe_stream_c", "probe");
     if (strcmp(mode, "no_init") == 0)
         snprintf(cmd, sizeof cmd, "%%B/tests/pe/pe_stream_c %s", mode);
     else

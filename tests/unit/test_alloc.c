@@ -12,37 +12,7 @@
 #include "gshmem_types.h"
 #include "heap/heap.h"
 #include "util/log.h"
-
-typedef struct {
-    int saved;
-    FILE *f;
-} cap_t;
-
-static void cap_start(cap_t *c)
-{
-    fflush(stderr);
-    c->f = tmpfile();
-    cr_assert_not_null(c->f);
-    c->saved = dup(2);
-    dup2(fileno(c->f), 2);
-}
-
-static char *cap_end(cap_t *c)
-{
-    long n;
-    char *buf;
-
-    fflush(stderr);
-    dup2(c->saved, 2);
-    close(c->saved);
-    fseek(c->f, 0, SEEK_END);
-    n = ftell(c->f);
-    rewind(c->f);
-    buf = calloc(1, (size_t)n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t)n, c->f), (size_t)n);
-    fclose(c->f);
-    return buf;
-}
+#include "tests_common.h"
 
 static gshmemi_alloc_t *mk(size_t size)
 {
@@ -208,18 +178,18 @@ Test(alloc, exhaustion_leaves_state)
 {
     gshmemi_alloc_t *a = mk(4096);
     size_t x = get(a, 1000, 16), y = get(a, 1000, 16), off = 777;
-    cap_t c;
+    test_cap_t c;
     char *out;
 
     cr_assert_eq(gshmemi_alloc_put(a, x), 0);   /* holes: 1008 at 0, 2080 at end */
     size_t fb = gshmemi_alloc_free_bytes(a), lf = gshmemi_alloc_largest_free(a);
     cr_assert_eq(fb, 4096 - 1008);
     cr_assert_eq(lf, 4096 - 2016);
-    cap_start(&c);
+    test_cap_start(&c);
     int rc = gshmemi_alloc_get(a, 2500, 64, &off);
     int rc2 = gshmemi_alloc_get(a, SIZE_MAX, 16, &off);
     int rc3 = gshmemi_alloc_get(a, 1500, (size_t)1 << 62, &off);
-    out = cap_end(&c);
+    out = test_cap_end(&c);
     cr_assert_eq(rc, GSHMEM_ERR_NOMEM);
     cr_assert_eq(rc2, GSHMEM_ERR_NOMEM);
     cr_assert_eq(rc3, GSHMEM_ERR_NOMEM);
@@ -241,16 +211,16 @@ Test(alloc, bad_free)
 {
     gshmemi_alloc_t *a = mk(4096);
     size_t x = get(a, 64, 16), y = get(a, 64, 16);
-    cap_t c;
+    test_cap_t c;
     char *out;
 
-    cap_start(&c);
+    test_cap_start(&c);
     cr_assert_eq(gshmemi_alloc_put(a, 5000), GSHMEM_ERR_INVALID_ARG);
     cr_assert_eq(gshmemi_alloc_put(a, y + 16), GSHMEM_ERR_INVALID_ARG);   /* inside */
     cr_assert_eq(gshmemi_alloc_put(a, 128), GSHMEM_ERR_INVALID_ARG);      /* free block */
     cr_assert_eq(gshmemi_alloc_put(a, x), 0);
     cr_assert_eq(gshmemi_alloc_put(a, x), GSHMEM_ERR_INVALID_ARG);        /* double free */
-    out = cap_end(&c);
+    out = test_cap_end(&c);
     cr_assert_not_null(strstr(out, "offset 5000 "), "%s", out);
     cr_assert_not_null(strstr(out, "offset 80 "), "%s", out);
     cr_assert_eq(gshmemi_alloc_size_of(a, y), 64);

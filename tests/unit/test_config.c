@@ -13,39 +13,9 @@
 #include "gshmem_types.h"
 #include "util/config.h"
 #include "util/log.h"
+#include "tests_common.h"
 
 extern char **environ;
-
-typedef struct {
-    int saved;
-    FILE *f;
-} cap_t;
-
-static void cap_start(cap_t *c)
-{
-    fflush(stderr);
-    c->f = tmpfile();
-    cr_assert_not_null(c->f);
-    c->saved = dup(2);
-    dup2(fileno(c->f), 2);
-}
-
-static char *cap_end(cap_t *c)
-{
-    long n;
-    char *buf;
-
-    fflush(stderr);
-    dup2(c->saved, 2);
-    close(c->saved);
-    fseek(c->f, 0, SEEK_END);
-    n = ftell(c->f);
-    rewind(c->f);
-    buf = calloc(1, (size_t)n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t)n, c->f), (size_t)n);
-    fclose(c->f);
-    return buf;
-}
 
 /* Remove every GSHMEM* variable the test was started with. */
 static void clear_env(void)
@@ -244,15 +214,15 @@ Test(config, invalid_values_rejected_by_name)
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         gshmemi_config_t cfg;
         char want[256];
-        cap_t c;
+        test_cap_t c;
         char *out;
         int rc;
 
         clear_env();
         setenv(t[i].var, t[i].value, 1);
-        cap_start(&c);
+        test_cap_start(&c);
         rc = gshmemi_config_load(&cfg);
-        out = cap_end(&c);
+        out = test_cap_end(&c);
         cr_assert_eq(rc, GSHMEM_ERR_CONFIG, "%s=%s accepted", t[i].var, t[i].value);
         snprintf(want, sizeof(want), "invalid %s=\"%s\": expected", t[i].var, t[i].value);
         cr_assert_not_null(strstr(out, want), "%s=%s: log lacks '%s':\n%s", t[i].var,
@@ -267,14 +237,14 @@ Test(config, invalid_values_rejected_by_name)
 Test(config, exact_size_message)
 {
     gshmemi_config_t cfg;
-    cap_t c;
+    test_cap_t c;
     char *out;
 
     clear_env();
     setenv("GSHMEM_SYMMETRIC_SIZE", "12Q", 1);
-    cap_start(&c);
+    test_cap_start(&c);
     cr_assert_eq(gshmemi_config_load(&cfg), GSHMEM_ERR_CONFIG);
-    out = cap_end(&c);
+    out = test_cap_end(&c);
     cr_assert_not_null(strstr(out, "] invalid GSHMEM_SYMMETRIC_SIZE=\"12Q\": expected a size "
                                    "such as 512M or 2G\n"),
                        "%s", out);
@@ -284,7 +254,7 @@ Test(config, exact_size_message)
 Test(config, unknown_variable_warns)
 {
     gshmemi_config_t cfg;
-    cap_t c;
+    test_cap_t c;
     char *out;
 
     clear_env();
@@ -293,9 +263,9 @@ Test(config, unknown_variable_warns)
     setenv("GSHMEMRUN_NPES", "4", 1);          /* the launcher's */
     setenv("GSHMEM_NVSHMEM_ROOT", "/opt", 1);  /* allow-listed */
     setenv("GSHMEM_TIMEOUT", "9", 1);          /* a real one */
-    cap_start(&c);
+    test_cap_start(&c);
     cr_assert_eq(gshmemi_config_load(&cfg), 0);
-    out = cap_end(&c);
+    out = test_cap_end(&c);
     cr_assert_not_null(strstr(out, "gshmem WARN [INIT] unknown environment variable GSHMEM_FOO "),
                        "%s", out);
     cr_assert_not_null(strstr(out, "variable GSHMEM_SYMMETRIC_SIZ "), "%s", out);

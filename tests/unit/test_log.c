@@ -10,38 +10,7 @@
 
 #include "gshmem.h"
 #include "util/log.h"
-
-/* Capture what is written to fd 2 between cap_start and cap_end. */
-typedef struct {
-    int saved;
-    FILE *f;
-} cap_t;
-
-static void cap_start(cap_t *c)
-{
-    fflush(stderr);
-    c->f = tmpfile();
-    cr_assert_not_null(c->f);
-    c->saved = dup(2);
-    dup2(fileno(c->f), 2);
-}
-
-static char *cap_end(cap_t *c)
-{
-    long n;
-    char *buf;
-
-    fflush(stderr);
-    dup2(c->saved, 2);
-    close(c->saved);
-    fseek(c->f, 0, SEEK_END);
-    n = ftell(c->f);
-    rewind(c->f);
-    buf = calloc(1, (size_t)n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t)n, c->f), (size_t)n);
-    fclose(c->f);
-    return buf;
-}
+#include "tests_common.h"
 
 Test(log, parse_level)
 {
@@ -102,16 +71,16 @@ static void expected_prefix(char *buf, size_t cap, const char *pe, const char *l
 Test(log, line_format)
 {
     char want[512], prefix[256];
-    cap_t c;
+    test_cap_t c;
     char *out;
 
     gshmemi_log_level = GSHMEMI_LOG_WARN;
     gshmemi_log_mask = GSHMEMI_SUBSYS_ALL;
-    cap_start(&c);
+    test_cap_start(&c);
     GSHMEMI_WARN(GSHMEMI_SUBSYS_HEAP, "hello %d", 42);
     gshmemi_log_set_pe(3);
     GSHMEMI_ERROR(GSHMEMI_SUBSYS_BOOTSTRAP, "peer %s died", "PE1");
-    out = cap_end(&c);
+    out = test_cap_end(&c);
 
     expected_prefix(prefix, sizeof(prefix), "PE?", "WARN", "HEAP");
     snprintf(want, sizeof(want), "%shello 42\n", prefix);
@@ -124,12 +93,12 @@ Test(log, line_format)
 
 Test(log, filtering)
 {
-    cap_t c;
+    test_cap_t c;
     char *out;
 
     gshmemi_log_level = GSHMEMI_LOG_WARN;
     gshmemi_log_mask = GSHMEMI_SUBSYS_HEAP;
-    cap_start(&c);
+    test_cap_start(&c);
     GSHMEMI_INFO(GSHMEMI_SUBSYS_HEAP, "info-hidden");
     GSHMEMI_WARN(GSHMEMI_SUBSYS_PROXY, "warn-proxy-hidden");
     GSHMEMI_WARN(GSHMEMI_SUBSYS_HEAP, "warn-heap-shown");
@@ -138,7 +107,7 @@ Test(log, filtering)
     GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "error-none-hidden");
     gshmemi_log_level = GSHMEMI_LOG_TRACE;
     GSHMEMI_TRACE(GSHMEMI_SUBSYS_HEAP, "trace-shown");
-    out = cap_end(&c);
+    out = test_cap_end(&c);
 
     cr_assert_null(strstr(out, "hidden"), "%s", out);
     cr_assert_not_null(strstr(out, "warn-heap-shown"));
@@ -150,14 +119,14 @@ Test(log, filtering)
 Test(log, long_line_truncated)
 {
     static char big[10000];
-    cap_t c;
+    test_cap_t c;
     char *out;
     size_t n;
 
     memset(big, 'x', sizeof(big) - 1);
-    cap_start(&c);
+    test_cap_start(&c);
     GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "%s", big);
-    out = cap_end(&c);
+    out = test_cap_end(&c);
     n = strlen(out);
     cr_assert_gt(n, 1000);
     cr_assert_lt(n, sizeof(big));
@@ -178,16 +147,16 @@ static void *log_thread(void *arg)
 Test(log, concurrent_lines_whole)
 {
     pthread_t t[4];
-    cap_t c;
+    test_cap_t c;
     char *out, *line, *save = NULL;
     int lines = 0;
 
-    cap_start(&c);
+    test_cap_start(&c);
     for (int i = 0; i < 4; i++)
         pthread_create(&t[i], NULL, log_thread, (void *)(intptr_t)i);
     for (int i = 0; i < 4; i++)
         pthread_join(t[i], NULL);
-    out = cap_end(&c);
+    out = test_cap_end(&c);
     for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         int th, no;
         cr_assert_eq(sscanf(strstr(line, "] ") + 2, "thread %d line %d", &th, &no), 2, "%s",
