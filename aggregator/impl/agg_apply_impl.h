@@ -1,0 +1,127 @@
+/* agg_apply_impl.h: bodies of the aggregator's receive side (see
+ * ../agg_apply.h). Included by agg_apply.h only. */
+#ifndef GSHMEMI_AGG_APPLY_IMPL_H
+#define GSHMEMI_AGG_APPLY_IMPL_H
+
+#if defined(GSHMEMI_PORT_HOST)
+#include <stdio.h>
+#include <string.h>
+#endif
+
+GSHMEMI_HD int gshmemi_agg_validate(const uint8_t *buf, uint32_t bytes, uint64_t heap_size,
+                                    uint32_t *nrec_p, gshmemi_agg_apply_err_t *err_p)
+{
+    uint32_t nrec = 0;
+    int rc = GSHMEM_SUCCESS;
+    uint64_t pos = 0, hdr = 0;
+    if ((bytes & 7u) != 0) {
+        rc = GSHMEM_ERR_INVALID_ARG;       /* reported at pos 0, header 0 */
+    } else {
+        for (; pos < bytes; nrec++) {
+            hdr = *(const uint64_t *)(buf + pos);
+            uint64_t off = gshmemi_agg_rec_offset(hdr);
+            uint32_t len = gshmemi_agg_rec_len(hdr);
+            if (gshmemi_agg_rec_magic(hdr) != GSHMEMI_AGG_REC_MAGIC || len == 0 ||
+                gshmemi_agg_rec_size(len) > bytes - pos) {
+                rc = GSHMEM_ERR_INVALID_ARG;
+                break;
+            }
+            if (off > heap_size || len > heap_size - off) {
+                rc = GSHMEM_ERR_OUT_OF_HEAP;
+                break;
+            }
+            pos += gshmemi_agg_rec_size(len);
+        }
+    }
+    if (rc != GSHMEM_SUCCESS) {
+        if (err_p) {
+            err_p->at = pos;
+            err_p->offset = gshmemi_agg_rec_offset(hdr);
+            err_p->len = gshmemi_agg_rec_len(hdr);
+            err_p->magic = gshmemi_agg_rec_magic(hdr);
+        }
+        return rc;
+    }
+    if (nrec_p)
+        *nrec_p = nrec;
+    return GSHMEM_SUCCESS;
+}
+
+GSHMEMI_HD void gshmemi_agg_apply_part(uint8_t *base, const uint8_t *buf, uint32_t bytes,
+                                       uint32_t worker, uint32_t nworkers, uint32_t lane,
+                                       uint32_t nlanes)
+{
+    uint32_t k = 0;
+    for (uint64_t pos = 0; pos < bytes; k++) {
+        uint64_t hdr = *(const uint64_t *)(buf + pos);
+        uint32_t len = gshmemi_agg_rec_len(hdr);
+        if (k % nworkers == worker) {
+            uint8_t *dst = base + gshmemi_agg_rec_offset(hdr);
+            const uint8_t *src = buf + pos + GSHMEMI_AGG_HDR_BYTES;
+#if defined(GSHMEMI_PORT_HOST)
+            if (nlanes == 1) {
+                memcpy(dst, src, len);
+            } else
+#endif
+            {
+                for (uint32_t i = lane; i < len; i += nlanes)
+                    dst[i] = src[i];
+            }
+        }
+        pos += gshmemi_agg_rec_size(len);
+    }
+}
+
+GSHMEMI_HD int gshmemi_agg_apply(uint8_t *base, uint64_t heap_size, const uint8_t *buf,
+                                 uint32_t bytes, uint32_t *nrec_p,
+                                 gshmemi_agg_apply_err_t *err_p)
+{
+    uint32_t nrec = 0;
+    int rc = gshmemi_agg_validate(buf, bytes, heap_size, &nrec, err_p);
+    if (rc != GSHMEM_SUCCESS)
+        return rc;
+    gshmemi_agg_apply_part(base, buf, bytes, 0, 1, 0, 1);
+    if (nrec_p)
+        *nrec_p = nrec;
+    return GSHMEM_SUCCESS;
+}
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+__device__ inline int gshmemi_agg_apply_block(uint8_t *base, uint64_t heap_size,
+                                              const uint8_t *buf, uint32_t bytes,
+                                              gshmemi_agg_apply_err_t *err_p)
+{
+    uint32_t ws = (uint32_t)warpSize;
+    uint32_t warp = threadIdx.x / ws, nwarps = (blockDim.x + ws - 1) / ws;
+    gshmemi_agg_apply_err_t err;
+    /* every thread validates (same verdict everywhere, no barrier needed) */
+    int rc = gshmemi_agg_validate(buf, bytes, heap_size, NULL, &err);
+    if (rc != GSHMEM_SUCCESS) {
+        if (threadIdx.x == 0 && err_p)
+            *err_p = err;
+        return rc;
+    }
+    gshmemi_agg_apply_part(base, buf, bytes, warp, nwarps, threadIdx.x % ws, ws);
+    return GSHMEM_SUCCESS;
+}
+#endif
+
+#if defined(GSHMEMI_PORT_HOST)
+static inline void gshmemi_agg_apply_describe(int rc, const gshmemi_agg_apply_err_t *e,
+                                              uint64_t heap_size, char *msg, uint32_t n)
+{
+    unsigned long long at = e->at, off = e->offset, heap = heap_size;
+    if (rc == GSHMEM_ERR_OUT_OF_HEAP)
+        snprintf(msg, n, "aggregated record at byte %llu: offset %llu length %u is "
+                 "outside the heap of %llu bytes", at, off, e->len, heap);
+    else if (e->magic != GSHMEMI_AGG_REC_MAGIC)
+        snprintf(msg, n, "aggregated record at byte %llu: bad magic 0x%02x (offset %llu "
+                 "length %u)", at, e->magic, off, e->len);
+    else
+        snprintf(msg, n, "aggregated record at byte %llu: bad length %u (offset %llu; "
+                 "zero, or past the end of the buffer, or a buffer not a multiple of 8)",
+                 at, e->len, off);
+}
+#endif
+
+#endif /* GSHMEMI_AGG_APPLY_IMPL_H */
