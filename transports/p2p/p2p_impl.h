@@ -20,19 +20,8 @@ typedef struct p2p_priv {
     unsigned char *opened;     /* [n_pes] 1 where base came from cudaIpcOpenMemHandle */
     void **base_dev;           /* [n_pes] the same table in device memory */
     cudaStream_t stream;       /* every copy and AMO kernel, in issue order */
-    void *result;              /* pinned host word: an AMO kernel's fetched value */
     int own_reach;             /* tp->reach was allocated here */
 } p2p_priv_t;
-
-/* p2p_amo.cu: launch one atomic of op/dt on addr (a device pointer, here
- * or on a peer GPU) in stream, with system scope. The fetched value (if
- * result is not NULL, a pinned host or device address) is written there.
- * Does not synchronize. Returns the launch status. */
-#ifdef __cplusplus
-extern "C"
-#endif
-cudaError_t gshmemi_p2p_amo_launch(void *addr, int op, int dt, uint64_t operand,
-                                   uint64_t compare, void *result, cudaStream_t stream);
 
 /* p2p_init.c */
 int gshmemi_p2p_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env);

@@ -49,8 +49,6 @@ static void p2p_priv_free(gshmemi_transport_t *tp)
     }
     if (priv->base_dev != NULL)
         cudaFree(priv->base_dev);
-    if (priv->result != NULL)
-        cudaFreeHost(priv->result);
     if (priv->stream != NULL)
         cudaStreamDestroy(priv->stream);
     free(priv->base);
@@ -93,7 +91,7 @@ err:
     return GSHMEM_ERR_NOMEM;
 }
 
-/* Step 1 for a serving PE: device, handle, stream, result word. */
+/* Step 1 for a serving PE: device, handle, stream. */
 static int p2p_card_fill(p2p_priv_t *priv, const gshmemi_tp_env_t *env, p2p_card_t *card)
 {
     const gshmemi_heap_t *h = env->heap;
@@ -115,10 +113,6 @@ static int p2p_card_fill(p2p_priv_t *priv, const gshmemi_tp_env_t *env, p2p_card
      * legacy default stream (one may be spinning on the data it brings). */
     if ((e = cudaStreamCreateWithFlags(&priv->stream, cudaStreamNonBlocking)) != cudaSuccess)
         return gshmemi_p2p_cuda_error(e, GSHMEM_ERR_TRANSPORT, "cudaStreamCreate", me);
-    if ((e = cudaHostAlloc(&priv->result, sizeof(uint64_t), cudaHostAllocPortable |
-                           cudaHostAllocMapped)) != cudaSuccess)
-        return gshmemi_p2p_cuda_error(e, GSHMEM_ERR_NOMEM, "cudaHostAlloc of the AMO result "
-                                      "word", me);
     card->device = dev;
     card->state = 1;
     return GSHMEM_SUCCESS;

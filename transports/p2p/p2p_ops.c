@@ -14,8 +14,8 @@
  *     other, each complete before the next starts;
  *   - quiet: synchronize the stream.
  * Calls are made on this PE's device; the caller's current device is put
- * back afterwards. Not thread-safe (one AMO result word), like the rest of
- * the host control path. */
+ * back afterwards. AMO results come back through gshmemi_cuda_amo
+ * (host/heap/heap_cuda_amo.cu). */
 #include <string.h>
 
 #include "gshmem_types.h"
