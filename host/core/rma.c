@@ -21,6 +21,23 @@ static void gshmemi_rma_fail(const char *call, const gshmemi_transport_t *tp, in
     gshmemi_tp_fatal(call, tp, rc, what, pe);
 }
 
+/* A put or get whose target is this PE: a copy within this process (the
+ * heap may be GPU memory). dir is "into" or "from", heap_addr the heap side. */
+static void gshmemi_rma_self(const char *call, void *dest, const void *src, size_t n,
+                             const char *dir, const void *heap_addr)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+
+    if (g->heap.kind == GSHMEMI_HEAP_HOST) {
+        memmove(dest, src, n);
+        return;
+    }
+    int rc = gshmemi_heap_copy(&g->heap, dest, src, n);
+    if (rc != 0)
+        gshmemi_fatal(call, "copy of %zu bytes %s the local heap at %p failed: %s", n, dir,
+                      heap_addr, gshmem_strerror(rc));
+}
+
 void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t n, int pe,
                      int nbi)
 {
@@ -32,15 +49,8 @@ void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t n, in
         return;
     gshmemi_check_pe(call, pe);
     uint64_t off = gshmemi_check_sym(call, "dest", dest, n);
-    if (pe == g->my_pe && g->heap.kind == GSHMEMI_HEAP_HOST) {
-        memmove(dest, src, n);
-        return;
-    }
     if (pe == g->my_pe) {
-        rc = gshmemi_heap_copy(&g->heap, dest, src, n);
-        if (rc != 0)
-            gshmemi_fatal(call, "copy of %zu bytes into the local heap at %p failed: %s", n,
-                          dest, gshmem_strerror(rc));
+        gshmemi_rma_self(call, dest, src, n, "into", dest);
         return;
     }
     gshmemi_transport_t *tp = g->pe_tp[pe];
@@ -60,15 +70,8 @@ void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t n, in
         return;
     gshmemi_check_pe(call, pe);
     uint64_t off = gshmemi_check_sym(call, "source", src, n);
-    if (pe == g->my_pe && g->heap.kind == GSHMEMI_HEAP_HOST) {
-        memmove(dest, src, n);
-        return;
-    }
     if (pe == g->my_pe) {
-        rc = gshmemi_heap_copy(&g->heap, dest, src, n);
-        if (rc != 0)
-            gshmemi_fatal(call, "copy of %zu bytes from the local heap at %p failed: %s", n,
-                          src, gshmem_strerror(rc));
+        gshmemi_rma_self(call, dest, src, n, "from", src);
         return;
     }
     gshmemi_transport_t *tp = g->pe_tp[pe];
