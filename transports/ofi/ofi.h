@@ -147,6 +147,9 @@ int ofi_bounce_get(ofi_state_t *s);
 char *ofi_bounce_ptr(ofi_state_t *s, int slot);
 /* Wait until sync->done reaches sync->posted; returns its first error. */
 int ofi_sync_wait(ofi_state_t *s, ofi_sync_t *sync);
+/* An op of sync completed, with fi error err (0: success): keep the
+ * first error, count it done. */
+void ofi_sync_complete(ofi_sync_t *sync, int err);
 int ofi_quiet(ofi_state_t *s);
 
 /* ofi_rma.c */

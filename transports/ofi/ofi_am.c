@@ -236,12 +236,7 @@ void ofi_stage_event(ofi_state_t *s, ofi_op_t *op, int err)
         ofi_sync_t *sync = op->sync;
         __atomic_fetch_or(&st->tx_free, 1ull << op->bounce, __ATOMIC_RELEASE);
         ofi_op_put(s, op);
-        if (err) {
-            int zero = 0;
-            __atomic_compare_exchange_n(&sync->err, &zero, err, 0, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED);
-        }
-        __atomic_fetch_add(&sync->done, 1, __ATOMIC_RELEASE);
+        ofi_sync_complete(sync, err);
         return;
     }
     case OFI_OP_AM_REPLY:

@@ -104,15 +104,22 @@ static int ofi_amo_check(ofi_state_t *s, int pe, gshmemi_dtype_t dt, uint64_t of
     return 0;
 }
 
+/* What every AMO checks first: the op and type it maps to, the target word. */
+static int ofi_amo_prepare(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                           uint64_t off, ofi_amo_map_t *m_p, enum fi_datatype *fdt_p)
+{
+    GSHMEMI_CHECK(ofi_amo_lookup(op, m_p));
+    GSHMEMI_CHECK(ofi_dtype(dt, fdt_p));
+    return ofi_amo_check(s, pe, dt, off, m_p->name);
+}
+
 int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
             uint64_t off, const void *operand, const void *compare, void *result)
 {
     ofi_state_t *s = ofi_state(tp);
     ofi_amo_map_t m;
     enum fi_datatype fdt;
-    GSHMEMI_CHECK(ofi_amo_lookup(op, &m));
-    GSHMEMI_CHECK(ofi_dtype(dt, &fdt));
-    GSHMEMI_CHECK(ofi_amo_check(s, pe, dt, off, m.name));
+    GSHMEMI_CHECK(ofi_amo_prepare(s, pe, op, dt, off, &m, &fdt));
     size_t sz = gshmemi_dtype_size(dt);
     if ((m.fetch && !result) || (m.op != FI_ATOMIC_READ && !operand) ||
         (m.fetch == 2 && !compare)) {
@@ -147,9 +154,7 @@ int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dt
     ofi_state_t *s = ofi_state(tp);
     ofi_amo_map_t m;
     enum fi_datatype fdt;
-    GSHMEMI_CHECK(ofi_amo_lookup(op, &m));
-    GSHMEMI_CHECK(ofi_dtype(dt, &fdt));
-    GSHMEMI_CHECK(ofi_amo_check(s, pe, dt, off, m.name));
+    GSHMEMI_CHECK(ofi_amo_prepare(s, pe, op, dt, off, &m, &fdt));
     if (m.fetch || !operand) {
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi amo_nbi %s to PE %d: only non-fetching atomics with an "
                       "operand (set, add) may be non-blocking", m.name, pe);

@@ -102,6 +102,11 @@ void ofi_op_complete(ofi_state_t *s, ofi_op_t *op, int err)
     if (op->bounce >= 0)
         ofi_bounce_put(s, op->bounce);
     ofi_op_put(s, op);
+    ofi_sync_complete(sync, err);
+}
+
+void ofi_sync_complete(ofi_sync_t *sync, int err)
+{
     if (err) {
         int zero = 0;
         __atomic_compare_exchange_n(&sync->err, &zero, err, 0, __ATOMIC_RELAXED,
@@ -187,10 +192,10 @@ static void *ofi_progress_main(void *arg)
     ofi_state_t *s = arg;
     struct timespec idle = {.tv_sec = 0, .tv_nsec = OFI_IDLE_NS};
 #ifdef GSHMEM_HAVE_CUDA
+    int hot = 0;   /* staging: passes left to stay hot after activity */
     if (s->stage)
         ofi_stage_thread_start(s);
 #endif
-    int hot = 0;
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         int n = ofi_progress_once(s);
         if (n > 0)
