@@ -8,17 +8,21 @@
 #include <stdlib.h>
 #include "gshmem.h"
 
-#define PE_CHECK(cond, ...)                                                     \
+/* PE_CHECK_AT names the PE given: for programs below the host API, which
+ * know their PE from the bootstrap. */
+#define PE_CHECK_AT(pe, cond, ...)                                              \
     do {                                                                        \
         if (!(cond)) {                                                          \
-            fprintf(stderr, "PE %d: %s:%d: check failed: %s: ",                 \
-                    gshmem_initialized() ? gshmem_my_pe() : -1, __FILE__,       \
+            fprintf(stderr, "PE %d: %s:%d: check failed: %s: ", (pe), __FILE__,  \
                     __LINE__, #cond);                                           \
             fprintf(stderr, __VA_ARGS__);                                       \
             fputc('\n', stderr);                                                \
             exit(1);                                                            \
         }                                                                       \
     } while (0)
+
+#define PE_CHECK(cond, ...)                                                     \
+    PE_CHECK_AT(gshmem_initialized() ? gshmem_my_pe() : -1, cond, __VA_ARGS__)
 
 #define PE_CHECK_INIT()                                                         \
     do {                                                                        \

@@ -23,19 +23,11 @@
 #include "gshmem_types.h"
 #include "util/config.h"
 #include "util/log.h"
+#include "pe_check.h"
 
 static int my_pe = -1;
 
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "pe_boot: PE %d: %s:%d: check failed: %s: ", my_pe,     \
-                    __FILE__, __LINE__, #cond);                                     \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fputc('\n', stderr);                                                    \
-            exit(1);                                                                \
-        }                                                                           \
-    } while (0)
+#define CHECK(cond, ...) PE_CHECK_AT(my_pe, cond, __VA_ARGS__)
 
 static unsigned char pattern(int pe, size_t j, int round)
 {

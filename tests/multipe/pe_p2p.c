@@ -25,6 +25,7 @@
 #include "transports/transport.h"
 #include "util/config.h"
 #include "util/log.h"
+#include "pe_check.h"
 
 #pragma weak gshmemi_p2p_ops
 #pragma weak gshmemi_p2p_select_device
@@ -43,16 +44,7 @@
 
 static int my_pe = -1;
 
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "pe_p2p: PE %d: %s:%d: check failed: %s: ", my_pe,      \
-                    __FILE__, __LINE__, #cond);                                     \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fputc('\n', stderr);                                                    \
-            exit(1);                                                                \
-        }                                                                           \
-    } while (0)
+#define CHECK(cond, ...) PE_CHECK_AT(my_pe, cond, __VA_ARGS__)
 
 typedef struct pe_ctx {
     gshmemi_config_t cfg;
