@@ -18,69 +18,10 @@
 #include "gshmem_types.h"
 #include "test_ofi.h"
 #include "util/log.h"
+#include "fake_boot.h"
 
 #define FB_SLOT 4096
 #define FB_WAIT_S 120
-
-typedef struct fb_shared {
-    unsigned arrive, gen;
-    unsigned char data[];
-} fb_shared_t;
-
-static int fb_barrier(gshmemi_bootstrap_t *b)
-{
-    fb_shared_t *sh = b->priv;
-    unsigned g = __atomic_load_n(&sh->gen, __ATOMIC_ACQUIRE);
-    if (__atomic_add_fetch(&sh->arrive, 1, __ATOMIC_ACQ_REL) == (unsigned)b->n_pes) {
-        __atomic_store_n(&sh->arrive, 0, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&sh->gen, 1, __ATOMIC_RELEASE);
-        return 0;
-    }
-    time_t t0 = time(NULL);
-    while (__atomic_load_n(&sh->gen, __ATOMIC_ACQUIRE) == g) {
-        if (time(NULL) - t0 > FB_WAIT_S) {
-            fprintf(stderr, "PE %d: fake barrier timed out\n", b->my_pe);
-            return GSHMEM_ERR_TIMEOUT;
-        }
-        usleep(50);
-    }
-    return 0;
-}
-
-static int fb_allgather(gshmemi_bootstrap_t *b, const void *in, void *out, size_t len)
-{
-    fb_shared_t *sh = b->priv;
-    if (len > FB_SLOT)
-        return GSHMEM_ERR_INVALID_ARG;
-    memcpy(sh->data + (size_t)b->my_pe * FB_SLOT, in, len);
-    int rc = fb_barrier(b);
-    if (rc)
-        return rc;
-    for (int pe = 0; pe < b->n_pes; pe++)
-        memcpy((char *)out + (size_t)pe * len, sh->data + (size_t)pe * FB_SLOT, len);
-    return fb_barrier(b);
-}
-
-static void fb_abort(gshmemi_bootstrap_t *b, int status, const char *msg)
-{
-    fprintf(stderr, "PE %d: abort(%d): %s\n", b->my_pe, status, msg);
-    _exit(99);
-}
-
-static int fb_finalize(gshmemi_bootstrap_t *b)
-{
-    (void)b;
-    return 0;
-}
-
-static const gshmemi_bootstrap_ops_t fb_ops = {
-    .size = sizeof(gshmemi_bootstrap_ops_t),
-    .name = "fake",
-    .allgather = fb_allgather,
-    .barrier = fb_barrier,
-    .abort = fb_abort,
-    .finalize = fb_finalize,
-};
 
 enum { TOFI_FULL = 0, TOFI_INIT_ONLY, TOFI_UNKNOWN, TOFI_STALE_SHM };
 
@@ -141,12 +82,13 @@ static void tofi_plant_stale_regions(int plant)
     }
 }
 
-static int tofi_child(int pe, int n, fb_shared_t *sh, const char *prov, int which)
+static int tofi_child(int pe, int n, fake_boot_t *sh, const char *prov, int which)
 {
     if (which == TOFI_STALE_SHM)
         tofi_plant_stale_regions(1);
     gshmemi_log_set_pe(pe);
-    gshmemi_bootstrap_t boot = {.ops = &fb_ops, .my_pe = pe, .n_pes = n, .priv = sh};
+    gshmemi_bootstrap_t boot;
+    fake_boot_attach(sh, pe, &boot);
     static tofi_pe_t p;
     static gshmemi_config_t cfg;
     p.pe = pe;
@@ -192,10 +134,8 @@ static void tofi_run(int n, const char *prov, int which, int timeout_s, const ch
 {
     if (strstr(prov, "tcp"))
         setenv("FI_TCP_IFACE", "lo", 1);
-    size_t len = sizeof(fb_shared_t) + (size_t)n * FB_SLOT;
-    fb_shared_t *sh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    cr_assert(sh != MAP_FAILED, "mmap of the fake bootstrap region");
-    memset(sh, 0, len);
+    fake_boot_t *sh = fake_boot_create(n, FB_SLOT, FB_WAIT_S);
+    cr_assert_not_null(sh, "mmap of the fake bootstrap region");
     pid_t pids[16];
     int status[16];
     for (int pe = 0; pe < n; pe++) {
@@ -237,7 +177,7 @@ static void tofi_run(int n, const char *prov, int which, int timeout_s, const ch
     for (int pe = 0; pe < n; pe++)
         cr_expect_eq(status[pe], 0, "PE %d of %d on provider '%s' exited with %d", pe, n, prov,
                      status[pe]);
-    munmap(sh, len);
+    fake_boot_destroy(sh);
 }
 
 Test(ofi, shm_2pe, .timeout = 300)

@@ -18,72 +18,12 @@
 #include "gshmem_types.h"
 #include "util/log.h"
 #include "transports/transport.h"
+#include "fake_boot.h"
 
 #define FB_MAX_PES 8
-#define FB_SLOT 64
+#define FB_SLOT 64       /* fake bootstrap: bytes per allgather contribution */
+#define FB_WAIT_S 20     /* and seconds a barrier waits */
 #define HEAP_SIZE (1u << 20)
-
-/* ---- fake bootstrap over shared memory --------------------------------- */
-typedef struct fb_shared {
-    unsigned arrived, gen;
-    unsigned char slots[FB_MAX_PES][FB_SLOT];
-} fb_shared_t;
-
-static int fb_barrier(gshmemi_bootstrap_t *b)
-{
-    fb_shared_t *sh = b->priv;
-    unsigned gen = __atomic_load_n(&sh->gen, __ATOMIC_ACQUIRE);
-    time_t t0 = time(NULL);
-
-    if (__atomic_add_fetch(&sh->arrived, 1, __ATOMIC_ACQ_REL) == (unsigned)b->n_pes) {
-        __atomic_store_n(&sh->arrived, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&sh->gen, gen + 1, __ATOMIC_RELEASE);
-        return 0;
-    }
-    while (__atomic_load_n(&sh->gen, __ATOMIC_ACQUIRE) == gen) {
-        if (time(NULL) - t0 > 20) {
-            fprintf(stderr, "PE %d: fake barrier timed out\n", b->my_pe);
-            return GSHMEM_ERR_TIMEOUT;
-        }
-        sched_yield();
-    }
-    return 0;
-}
-
-static int fb_allgather(gshmemi_bootstrap_t *b, const void *in, void *out, size_t len)
-{
-    fb_shared_t *sh = b->priv;
-
-    if (len > FB_SLOT)
-        return GSHMEM_ERR_INVALID_ARG;
-    memcpy(sh->slots[b->my_pe], in, len);
-    if (fb_barrier(b) != 0)
-        return GSHMEM_ERR_TIMEOUT;
-    for (int pe = 0; pe < b->n_pes; pe++)
-        memcpy((char *)out + (size_t)pe * len, sh->slots[pe], len);
-    return fb_barrier(b);
-}
-
-static void fb_abort(gshmemi_bootstrap_t *b, int status, const char *msg)
-{
-    fprintf(stderr, "PE %d: abort: %s\n", b->my_pe, msg);
-    _exit(status);
-}
-
-static int fb_finalize(gshmemi_bootstrap_t *b)
-{
-    (void)b;
-    return 0;
-}
-
-static const gshmemi_bootstrap_ops_t fb_ops = {
-    .size = sizeof(gshmemi_bootstrap_ops_t),
-    .name = "fake",
-    .allgather = fb_allgather,
-    .barrier = fb_barrier,
-    .abort = fb_abort,
-    .finalize = fb_finalize,
-};
 
 /* ---- one PE ------------------------------------------------------------- */
 typedef struct pe_ctx {
@@ -144,7 +84,7 @@ typedef struct job {
     int bad_size_pe;               /* PE whose memfd is a page too big, or -1 */
     pe_body_t body;
     void *arg;
-    fb_shared_t *sh;
+    fake_boot_t *sh;
 } job_t;
 
 static int pe_main(job_t *job, int me)
@@ -154,8 +94,7 @@ static int pe_main(job_t *job, int me)
 
     if (heap_make(&ctx.heap, job->kind, HEAP_SIZE, file_size) != 0)
         PE_FAIL(&ctx, 2, "cannot create the heap");
-    ctx.boot = (gshmemi_bootstrap_t){.ops = &fb_ops, .my_pe = me, .n_pes = job->n,
-                                     .priv = job->sh};
+    fake_boot_attach(job->sh, me, &ctx.boot);
     snprintf(ctx.boot.node_dir, sizeof(ctx.boot.node_dir), "%s", job->dirs[job->node_of[me]]);
     ctx.env = (gshmemi_tp_env_t){.cfg = NULL, .boot = &ctx.boot, .heap = &ctx.heap,
                                  .node_of = job->node_of, .my_pe = me, .n_pes = job->n};
@@ -176,9 +115,8 @@ static void job_run(job_t *job, int *st)
         snprintf(job->dirs[i], sizeof(job->dirs[i]), "/tmp/gshmem-shm-test-XXXXXX");
         cr_assert_not_null(mkdtemp(job->dirs[i]));
     }
-    job->sh = mmap(NULL, sizeof(fb_shared_t), PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(job->sh, MAP_FAILED);
+    job->sh = fake_boot_create(job->n, FB_SLOT, FB_WAIT_S);
+    cr_assert_not_null(job->sh);
     fflush(NULL);
     for (int pe = 0; pe < job->n; pe++) {
         pids[pe] = fork();
@@ -194,7 +132,7 @@ static void job_run(job_t *job, int *st)
     /* The transport removed its sockets: the directories are empty. */
     for (int i = 0; i < n_nodes; i++)
         cr_assert_eq(rmdir(job->dirs[i]), 0, "node dir %s not empty or missing", job->dirs[i]);
-    munmap(job->sh, sizeof(fb_shared_t));
+    fake_boot_destroy(job->sh);
 }
 
 static void job_expect_success(job_t *job)
