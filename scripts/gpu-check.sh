@@ -12,16 +12,8 @@ cd "$(dirname "$0")/.."
 B=${1:-build-gpu}
 OUT=${OUT:-/tmp/gshmem-gpu-out}
 mkdir -p "$OUT"
-# The build holds absolute paths of the checkout it was configured in (read
-# from its cache): make that path lead here.
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
-if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -sfn "$PWD" "$src"; fi
-export LD_LIBRARY_PATH=$PWD/.gpu/lib:$PWD/$B:${LD_LIBRARY_PATH:-}
-export GSHMEM_TEST_BUILD_DIR=$PWD/$B
-# Rules of the machine: no NVLink multicast, loopback only.
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 FI_TCP_IFACE=lo
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# Paths, NCCL and the machine's rules (no NVLink multicast, loopback only).
+. scripts/gpu-env.sh "$B"
 
 { nvidia-smi -L; nvidia-smi topo -m; } >"$OUT/gpus.txt" 2>&1
 cat "$OUT/gpus.txt"

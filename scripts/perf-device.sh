@@ -30,10 +30,8 @@ dev=$build/apps/perf/device
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 
-# Machine rules: no NVLink multicast, loopback only.
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 FI_TCP_IFACE=lo
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# Paths and the machine's rules (no NVLink multicast, loopback only).
+. "$root_dir/scripts/gpu-env.sh" "$build"
 
 LAT_FLAGS=${LAT_FLAGS:--b 8 -e 64K -n 30 -w 3 -r 50}
 BW_FLAGS=${BW_FLAGS:--b 4K -e 256M -n 20 -w 3}

@@ -33,18 +33,38 @@ struct app_nccl {
     int (*group_end)(void);
 };
 
-/* Loads the library and every symbol; 0, or -1 with the reason in why. */
-static int nccl_load(struct app_nccl *nc, char *why, size_t whylen)
+/* dlopen of the NCCL library (GSHMEM_NCCL_LIB or libnccl.so.2), or NULL with
+ * the reason in why; *file_out names the file tried. */
+static void *nccl_open(const char **file_out, char *why, size_t whylen)
 {
     const char *file = getenv("GSHMEM_NCCL_LIB");
     if (file == NULL || *file == '\0')
         file = "libnccl.so.2";
-    nc->lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    if (nc->lib == NULL) {
+    *file_out = file;
+    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL)
         snprintf(why, whylen, "cannot load NCCL (%s; set GSHMEM_NCCL_LIB or LD_LIBRARY_PATH): %s",
                  file, dlerror());
+    return lib;
+}
+
+int app_nccl_available(char *why, size_t whylen)
+{
+    const char *file;
+    void *lib = nccl_open(&file, why, whylen);
+    if (lib == NULL)
+        return 0;
+    dlclose(lib);
+    return 1;
+}
+
+/* Loads the library and every symbol; 0, or -1 with the reason in why. */
+static int nccl_load(struct app_nccl *nc, char *why, size_t whylen)
+{
+    const char *file;
+    nc->lib = nccl_open(&file, why, whylen);
+    if (nc->lib == NULL)
         return -1;
-    }
     struct { const char *name; void **fn; } syms[] = {
         {"ncclGetUniqueId", (void **)&nc->get_unique_id},
         {"ncclCommInitRank", (void **)&nc->comm_init_rank},

@@ -22,6 +22,10 @@ extern "C" {
 
 typedef struct app_nccl app_nccl_t;
 
+/* Not collective: 1 when the NCCL library can be loaded here (it is then
+ * unloaded again), else 0 with the reason in why. */
+int app_nccl_available(char *why, size_t whylen);
+
 /* Collective over all gshmem PEs, after gshmem_init (each PE's GPU already
  * current). Loads NCCL and creates one communicator with rank = my PE.
  * Returns 0 on every PE, or -1 on every PE (when any PE failed) with the

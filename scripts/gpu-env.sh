@@ -1,0 +1,20 @@
+# Sourced by the scripts that run on the GPU machine (see
+# ../shared/GPU_MACHINE.md):  . scripts/gpu-env.sh BUILD_DIR
+# - makes the build's configure-time source path lead to this checkout (the
+#   build was made on the development machine and carried along);
+# - library paths: Criterion's runtime (.gpu/lib), the build, and NCCL from
+#   the Python environment (the apps' baselines dlopen libnccl.so.2);
+# - the machine's rules: no NVLink multicast, loopback only; mpirun as root.
+gpu_env_build=${1:?usage: . scripts/gpu-env.sh BUILD_DIR}
+gpu_env_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+case $gpu_env_build in /*) ;; *) gpu_env_build=$PWD/$gpu_env_build ;; esac
+gpu_env_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$gpu_env_build/CMakeCache.txt")
+if [ -n "$gpu_env_src" ] && [ ! -e "$gpu_env_src" ]; then
+  mkdir -p "$(dirname "$gpu_env_src")" && ln -sfn "$gpu_env_root" "$gpu_env_src"
+fi
+gpu_env_py=$(python3 -c "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))" 2>/dev/null)
+export LD_LIBRARY_PATH=$gpu_env_root/.gpu/lib:$gpu_env_build${gpu_env_py:+:$gpu_env_py/nvidia/nccl/lib}:${LD_LIBRARY_PATH:-}
+export GSHMEM_TEST_BUILD_DIR=$gpu_env_build
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 FI_TCP_IFACE=lo
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
