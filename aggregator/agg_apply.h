@@ -59,6 +59,17 @@ GSHMEMI_HD int gshmemi_agg_apply(uint8_t *base, uint64_t heap_size, const uint8_
 __device__ inline int gshmemi_agg_apply_block(uint8_t *base, uint64_t heap_size,
                                               const uint8_t *buf, uint32_t bytes,
                                               gshmemi_agg_apply_err_t *err_p);
+
+/* The same for large buffers of small records: thread 0 walks the headers
+ * once (validating) and lists record positions in idx (shared memory,
+ * cap >= 1 entries, refilled per cap records); then each thread copies
+ * whole records (one thread per record, words as wide as the destination's
+ * alignment allows). sh: one shared int per block. Every thread of the
+ * block calls it with the same arguments; returns the validate result. */
+__device__ inline int gshmemi_agg_apply_block_idx(uint8_t *base, uint64_t heap_size,
+                                                  const uint8_t *buf, uint32_t bytes,
+                                                  uint32_t *idx, uint32_t cap, int *sh,
+                                                  gshmemi_agg_apply_err_t *err_p);
 #endif
 
 #if defined(GSHMEMI_PORT_HOST)

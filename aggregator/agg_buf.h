@@ -183,6 +183,30 @@ GSHMEMI_HD int gshmemi_agg_store_step(const gshmemi_agg_t *a, uint32_t pe, uint6
                                       const void *src, uint32_t bytes, uint64_t now,
                                       gshmemi_agg_ready_t *ready_p);
 
+/* The same step split in three, for callers that copy the payload with a
+ * group of threads (the warp form): reserve (one thread), write the record
+ * at r.at (gshmemi_agg_write_rec, or the group's own copy of header and
+ * payload), then commit (the thread that reserved, after the group's
+ * writes are ordered before it). reserve returns an error of
+ * gshmemi_agg_check, or flags: GSHMEMI_AGG_RESERVED with *resv_p filled
+ * (write, then commit: commit returns 0 or READY with *ready_p), READY
+ * without RESERVED (send *ready_p, call again), FULL (back off, call
+ * again). store_step is reserve + write_rec + commit. */
+typedef struct gshmemi_agg_resv {
+    uint8_t *at;        /* where the record goes (8-byte aligned) */
+    uint64_t add;       /* the commit's add: record size (+ BIG - cap on an exact fit) */
+    uint32_t pe, slot;
+} gshmemi_agg_resv_t;
+#define GSHMEMI_AGG_RESERVED 8
+GSHMEMI_HD int gshmemi_agg_reserve(const gshmemi_agg_t *a, uint32_t pe, uint64_t dst_off,
+                                   const void *src, uint32_t bytes, uint64_t now,
+                                   gshmemi_agg_resv_t *resv_p, gshmemi_agg_ready_t *ready_p);
+GSHMEMI_HD int gshmemi_agg_commit_resv(const gshmemi_agg_t *a, const gshmemi_agg_resv_t *r,
+                                       gshmemi_agg_ready_t *ready_p);
+/* Header and payload of a record into reserved bytes (plain stores). */
+GSHMEMI_HD void gshmemi_agg_write_rec(uint8_t *dst, uint64_t dst_off, const void *src,
+                                      uint32_t bytes);
+
 /* Seal slot `slot` of pe if it holds records and is older than max_wait
  * (or force != 0). Returns 0, or READY with *ready_p to send. */
 GSHMEMI_HD int gshmemi_agg_flush_slot(const gshmemi_agg_t *a, uint32_t pe, uint32_t slot,

@@ -200,6 +200,7 @@ __device__ int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const v
 #include "impl/gshmem_dev_sync.h"
 #include "impl/gshmem_dev_amo.h"
 #include "impl/gshmem_dev_coll.h"
+#include "impl/gshmem_dev_agg.h"   /* the aggregator (gshmem_agg.h) */
 
 #if !defined(__HIPCC__)
 #pragma nv_diag_default 20040

@@ -8,6 +8,23 @@
 #include <string.h>
 #endif
 
+/* One record's payload, by one thread: 8-, 4- or 1-byte words as the
+ * destination allows (the source, a payload, is 8-byte aligned). Device
+ * code; the host uses memcpy. */
+GSHMEMI_HD void gshmemi_agg_copy_rec(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+    uint32_t i = 0;
+    if (((uintptr_t)dst & 7u) == 0) {
+        for (; i + 8 <= len; i += 8)
+            *(uint64_t *)(dst + i) = *(const uint64_t *)(src + i);
+    } else if (((uintptr_t)dst & 3u) == 0) {
+        for (; i + 4 <= len; i += 4)
+            *(uint32_t *)(dst + i) = *(const uint32_t *)(src + i);
+    }
+    for (; i < len; i++)
+        dst[i] = src[i];
+}
+
 GSHMEMI_HD int gshmemi_agg_validate(const uint8_t *buf, uint32_t bytes, uint64_t heap_size,
                                     uint32_t *nrec_p, gshmemi_agg_apply_err_t *err_p)
 {
@@ -58,12 +75,13 @@ GSHMEMI_HD void gshmemi_agg_apply_part(uint8_t *base, const uint8_t *buf, uint32
         if (k % nworkers == worker) {
             uint8_t *dst = base + gshmemi_agg_rec_offset(hdr);
             const uint8_t *src = buf + pos + GSHMEMI_AGG_HDR_BYTES;
-#if defined(GSHMEMI_PORT_HOST)
             if (nlanes == 1) {
+#if defined(GSHMEMI_PORT_HOST)
                 memcpy(dst, src, len);
-            } else
+#else
+                gshmemi_agg_copy_rec(dst, src, len);
 #endif
-            {
+            } else {
                 for (uint32_t i = lane; i < len; i += nlanes)
                     dst[i] = src[i];
             }
@@ -103,6 +121,43 @@ __device__ inline int gshmemi_agg_apply_block(uint8_t *base, uint64_t heap_size,
     }
     gshmemi_agg_apply_part(base, buf, bytes, warp, nwarps, threadIdx.x % ws, ws);
     return GSHMEM_SUCCESS;
+}
+
+__device__ inline int gshmemi_agg_apply_block_idx(uint8_t *base, uint64_t heap_size,
+                                                  const uint8_t *buf, uint32_t bytes,
+                                                  uint32_t *idx, uint32_t cap, int *sh,
+                                                  gshmemi_agg_apply_err_t *err_p)
+{
+    const uint32_t t = threadIdx.x, nt = blockDim.x;
+    if (t == 0)
+        *sh = gshmemi_agg_validate(buf, bytes, heap_size, NULL, err_p);
+    __syncthreads();
+    int rc = *sh;
+    __syncthreads();   /* everyone read the verdict before *sh is reused */
+    if (rc != GSHMEM_SUCCESS)
+        return rc;
+    uint32_t pos = 0;   /* thread 0's walk position */
+    for (;;) {
+        if (t == 0) {
+            uint32_t n = 0;
+            while (pos < bytes && n < cap) {
+                idx[n++] = pos;
+                pos += gshmemi_agg_rec_size(gshmemi_agg_rec_len(*(const uint64_t *)(buf + pos)));
+            }
+            *sh = pos < bytes ? -(int)n : (int)n;   /* negative: more to come */
+        }
+        __syncthreads();
+        int v = *sh;
+        uint32_t n = (uint32_t)(v < 0 ? -v : v);
+        for (uint32_t i = t; i < n; i += nt) {
+            uint64_t hdr = *(const uint64_t *)(buf + idx[i]);
+            gshmemi_agg_copy_rec(base + gshmemi_agg_rec_offset(hdr),
+                                 buf + idx[i] + GSHMEMI_AGG_HDR_BYTES, gshmemi_agg_rec_len(hdr));
+        }
+        __syncthreads();   /* idx and *sh are reused */
+        if (v >= 0)
+            return GSHMEM_SUCCESS;
+    }
 }
 #endif
 

@@ -106,9 +106,9 @@ GSHMEMI_HD void gshmemi_agg_write_rec(uint8_t *dst, uint64_t dst_off, const void
 #endif
 }
 
-GSHMEMI_HD int gshmemi_agg_store_step(const gshmemi_agg_t *a, uint32_t pe, uint64_t dst_off,
-                                      const void *src, uint32_t bytes, uint64_t now,
-                                      gshmemi_agg_ready_t *ready_p)
+GSHMEMI_HD int gshmemi_agg_reserve(const gshmemi_agg_t *a, uint32_t pe, uint64_t dst_off,
+                                   const void *src, uint32_t bytes, uint64_t now,
+                                   gshmemi_agg_resv_t *resv_p, gshmemi_agg_ready_t *ready_p)
 {
     int rc = gshmemi_agg_check(a, pe, dst_off, src, bytes);
     if (rc != GSHMEM_SUCCESS)
@@ -135,16 +135,19 @@ GSHMEMI_HD int gshmemi_agg_store_step(const gshmemi_agg_t *a, uint32_t pe, uint6
         if (fill + rec <= cap) {
             if (fill == 0)
                 gshmemi_atomic_store_relaxed_u64(&sl->ts, now ? now : 1);
-            gshmemi_agg_write_rec(gshmemi_agg_buf(a, pe, slot) + fill, dst_off, src, bytes);
-            if (fill + rec < cap)
-                return GSHMEMI_AGG_STORED | gshmemi_agg_commit(a, pe, slot, rec, ready_p);
-            /* an exact fit closed it: we are also its sealer, S = cap (one
-             * add carries our commit and the seal's BIG - S) */
-            gshmemi_atomic_store_relaxed_u64(&sl->sealed, cap);
-            if (got == lap)
-                gshmemi_atomic_cas_u64(&a->cur[pe].gen, g, g + 1);
-            return GSHMEMI_AGG_STORED |
-                   gshmemi_agg_commit(a, pe, slot, rec + GSHMEMI_AGG_BIG - cap, ready_p);
+            resv_p->at = gshmemi_agg_buf(a, pe, slot) + fill;
+            resv_p->add = rec;
+            resv_p->pe = pe;
+            resv_p->slot = slot;
+            if (fill + rec == cap) {
+                /* an exact fit closed it: we are also its sealer, S = cap
+                 * (one add carries our commit and the seal's BIG - S) */
+                gshmemi_atomic_store_relaxed_u64(&sl->sealed, cap);
+                if (got == lap)
+                    gshmemi_atomic_cas_u64(&a->cur[pe].gen, g, g + 1);
+                resv_p->add = rec + GSHMEMI_AGG_BIG - cap;
+            }
+            return GSHMEMI_AGG_RESERVED;
         }
         if (fill < cap) {
             /* our add closed it: we are the sealer (cur moves only if the
@@ -157,6 +160,24 @@ GSHMEMI_HD int gshmemi_agg_store_step(const gshmemi_agg_t *a, uint32_t pe, uint6
         }
         gshmemi_atomic_cas_u64(&a->cur[pe].gen, g, g + 1);   /* sealed already */
     }
+}
+
+GSHMEMI_HD int gshmemi_agg_commit_resv(const gshmemi_agg_t *a, const gshmemi_agg_resv_t *r,
+                                       gshmemi_agg_ready_t *ready_p)
+{
+    return gshmemi_agg_commit(a, r->pe, r->slot, r->add, ready_p);
+}
+
+GSHMEMI_HD int gshmemi_agg_store_step(const gshmemi_agg_t *a, uint32_t pe, uint64_t dst_off,
+                                      const void *src, uint32_t bytes, uint64_t now,
+                                      gshmemi_agg_ready_t *ready_p)
+{
+    gshmemi_agg_resv_t r;
+    int rc = gshmemi_agg_reserve(a, pe, dst_off, src, bytes, now, &r, ready_p);
+    if (rc != GSHMEMI_AGG_RESERVED)
+        return rc;
+    gshmemi_agg_write_rec(r.at, dst_off, src, bytes);
+    return GSHMEMI_AGG_STORED | gshmemi_agg_commit_resv(a, &r, ready_p);
 }
 
 GSHMEMI_HD int gshmemi_agg_flush_slot(const gshmemi_agg_t *a, uint32_t pe, uint32_t slot,

@@ -23,6 +23,7 @@
 
 #include "core/core.h"
 #include "proxy_impl.h"
+#include "agg/agg.h"   /* gshmemi_agg_shutdown */
 #if defined(GSHMEM_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
@@ -289,6 +290,7 @@ void gshmemi_proxy_stop(gshmemi_state_t *g)
     gshmemi_proxy_t *p = gshmemi_proxy_g;
 
     (void)g;
+    gshmemi_agg_shutdown();   /* the aggregator's service posts into the rings: first */
     if (p == NULL)
         return;
     __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);

@@ -24,3 +24,11 @@ GSHMEMI_CFG(bool, ENABLE_ERROR_CHECKS, enable_error_checks, "1",
 GSHMEMI_CFG(string, HEAP, heap, "auto", "heap memory: auto, host or cuda")
 GSHMEMI_CFG(bool, DEVICE_QUEUE_ONLY, device_queue_only, "0",
             "device calls use the queue path even to load/store peers (testing, benchmarks)")
+GSHMEMI_CFG(size, AGG_BYTES, agg_bytes, "16K",
+            "aggregator: bytes of one buffer per destination PE (gshmem_agg_attr_init)")
+GSHMEMI_CFG(int, AGG_BUFS, agg_bufs, "4",
+            "aggregator: buffers per destination PE (in flight at once; receive ring slots)")
+GSHMEMI_CFG(int, AGG_WAIT_US, agg_wait_us, "100",
+            "aggregator: a buffer holding records is sent at most this many us after its first")
+GSHMEMI_CFG(bool, AGG_P2P_BYPASS, agg_p2p_bypass, "1",
+            "aggregator: records to PEs reached by load/store are stored directly")

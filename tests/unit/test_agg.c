@@ -1,14 +1,17 @@
 /* test_agg.c: the aggregator core (aggregator/agg_buf.h, agg_apply.h) on the
  * host: single-thread checks of records, sealing, back-pressure, age flush,
- * bad input and apply validation here; the threaded stress, time-flush and
- * ThreadSanitizer programs of aggregator/CMakeLists.txt run by path. */
+ * bad input and apply validation here, and the runtime protocol's claim
+ * and release rules (aggregator/agg_rt.h); the threaded stress, time-flush
+ * and ThreadSanitizer programs of aggregator/CMakeLists.txt run by path
+ * (the multi-PE runtime: tests/multipe/test_agg_host.c). */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "aggregator/agg_apply.h"
+#include "aggregator/agg_rt.h"
 #include "tests_common.h"
 
 #define STRESS "%B/aggregator/gshmem-agg-stress"
@@ -216,6 +219,116 @@ Test(agg, apply_rejects_bad_records)
     cr_expect_eq(nrec, 2);
     cr_expect_eq(heap[0], 0x11);
     cr_expect_eq(heap[8], 0, "the second record's payload was never set");
+}
+
+/* The split form (reserve, the group's own copy, commit) behaves as
+ * store_step: an exact fit reserves, and its commit completes the buffer. */
+Test(agg, reserve_write_commit)
+{
+    gshmemi_agg_t a;
+    agg_mem_t *m = agg_setup(NBUFS, &a);
+    gshmemi_agg_resv_t rs;
+    gshmemi_agg_ready_t r;
+    cr_assert_eq(gshmemi_agg_reserve(&a, 1, 8, "x", 40, 5, &rs, &r), GSHMEMI_AGG_RESERVED);
+    cr_expect_eq(rs.at, m->data + NBUFS * BUF, "first record not at byte 0 of PE 1's buffer");
+    cr_expect_eq(m->slots[NBUFS].ts, 5, "a new buffer was not stamped");
+    gshmemi_agg_write_rec(rs.at, 8, "forty-bytes-of-payload-for-the-record-!", 40);
+    cr_assert_eq(gshmemi_agg_commit_resv(&a, &rs, &r), 0);
+    /* 48 B used; 16 more fit exactly */
+    cr_assert_eq(gshmemi_agg_reserve(&a, 1, 100, "y", 8, 6, &rs, &r), GSHMEMI_AGG_RESERVED);
+    cr_expect_eq(rs.at, m->data + NBUFS * BUF + 48);
+    memcpy(rs.at + 8, "yyyyyyy", 8);   /* a group copies the payload ... */
+    *(uint64_t *)rs.at = gshmemi_agg_rec_encode(100, 8);   /* ... and the header */
+    cr_assert_eq(gshmemi_agg_commit_resv(&a, &rs, &r), GSHMEMI_AGG_READY);
+    cr_expect_eq(r.bytes, 64);
+    uint32_t nrec = 0;
+    cr_assert_eq(gshmemi_agg_apply(m->heap, HEAP, r.data, r.bytes, &nrec, NULL), 0);
+    cr_expect_eq(nrec, 2);
+    cr_expect_str_eq((char *)m->heap + 100, "yyyyyyy");
+    free(m);
+}
+
+/* ---- the runtime protocol (agg_rt.h) without a queue ----------------------- */
+
+typedef struct rt_mem {
+    uint8_t heap[16384] __attribute__((aligned(128)));
+} rt_mem_t;
+
+/* PE 0 of 2, 2 buffers of 64 B per destination, laid out as create does. */
+static rt_mem_t *rt_setup(gshmemi_agg_rt_t *rt)
+{
+    rt_mem_t *m = aligned_alloc(128, sizeof(*m));
+    gshmemi_agg_layout_t l;
+    cr_assert(m);
+    memset(m, 0, sizeof(*m));
+    memset(rt, 0, sizeof(*rt));
+    gshmemi_agg_layout(2, 2, 64, &l);
+    cr_assert(l.total <= sizeof(m->heap) - 4096, "layout of %llu bytes",
+              (unsigned long long)l.total);
+    cr_assert(l.recv == 256 && l.rsig == 512 && l.ack == 544 && l.slots == 640);
+    cr_assert_eq(gshmemi_agg_init(&rt->core, m->heap + l.send,
+                                  (gshmemi_agg_slot_t *)(m->heap + l.slots),
+                                  (gshmemi_agg_cur_t *)(m->heap + l.cur), 2, 2, 64,
+                                  sizeof(m->heap), 1000), 0);
+    rt->heap_base = m->heap;
+    rt->send_off = l.send;
+    rt->recv_off = l.recv;
+    rt->rsig_off = l.rsig;
+    rt->ack_off = l.ack;
+    rt->rx_state = (uint64_t *)(m->heap + l.rx_state);
+    rt->inflight = (uint64_t *)(m->heap + l.inflight);
+    rt->my_pe = 0;
+    rt->n_pes = 2;
+    rt->magic = GSHMEMI_AGG_RT_MAGIC;
+    return m;
+}
+
+/* Each receive generation is claimed once, in order; a signal read before
+ * others claimed it and its successor is never claimed again (the bug:
+ * rx_state moved back and the next generation's bytes were applied with
+ * the old length). */
+Test(agg, rt_claim_once_in_order)
+{
+    gshmemi_agg_rt_t rt;
+    rt_mem_t *m = rt_setup(&rt);
+    uint64_t *rsig = (uint64_t *)(m->heap + rt.rsig_off) + 1 * 2 + 1;   /* (s 1, k 1) */
+    uint64_t sig = 0;
+    cr_expect_eq(gshmemi_agg_rt_rx_claim(&rt, 1, 1, &sig), 0, "claimed an empty slot");
+    *rsig = 40ull << 32 | 1;
+    cr_assert_eq(gshmemi_agg_rt_rx_claim(&rt, 1, 1, &sig), 1);
+    cr_expect_eq(sig, 40ull << 32 | 1);
+    cr_expect_eq(gshmemi_agg_rt_rx_claim(&rt, 1, 1, &sig), 0, "claimed twice");
+    *rsig = 24ull << 32 | 2;
+    cr_assert_eq(gshmemi_agg_rt_rx_claim(&rt, 1, 1, &sig), 1);
+    /* a slow drainer still holding tag 1 and rx_state now 2 */
+    *rsig = 40ull << 32 | 1;
+    cr_expect_eq(gshmemi_agg_rt_rx_claim(&rt, 1, 1, &sig), 0, "a stale tag was claimed");
+    cr_expect_eq(rt.rx_state[3], 2, "rx_state moved back");
+    /* tags wrap from 2^24 to 1 */
+    rt.rx_state[3] = 1ull << 24;
+    *rsig = 8ull << 32 | 1;
+    cr_expect_eq(gshmemi_agg_rt_rx_claim(&rt, 1, 1, &sig), 1, "the tag after 2^24 is 1");
+    free(m);
+}
+
+/* A send slot reopens only for the ack of its own generation, once. */
+Test(agg, rt_release_on_own_ack)
+{
+    gshmemi_agg_rt_t rt;
+    rt_mem_t *m = rt_setup(&rt);
+    gshmemi_agg_ready_t r;
+    uint64_t *ack = (uint64_t *)(m->heap + rt.ack_off) + 1 * 2 + 0;   /* (t 1, k 0) */
+    cr_assert_eq(gshmemi_agg_store_step(&rt.core, 1, 0, "z", 2, 1, &r), GSHMEMI_AGG_STORED);
+    cr_assert_eq(gshmemi_agg_flush_slot(&rt.core, 1, 0, 0, 1, &r), GSHMEMI_AGG_READY);
+    rt.inflight[2] = (r.lap & GSHMEMI_AGG_LAP_MASK) + 1;   /* what rt_send stores */
+    cr_expect_eq(gshmemi_agg_rt_try_release(&rt, 1, 0), 0, "released before the ack");
+    *ack = 16ull << 32 | 7;
+    cr_expect_eq(gshmemi_agg_rt_try_release(&rt, 1, 0), 0, "released on another tag");
+    *ack = 16ull << 32 | 1;
+    cr_expect_eq(gshmemi_agg_rt_try_release(&rt, 1, 0), 1);
+    cr_expect_eq(gshmemi_agg_rt_try_release(&rt, 1, 0), 0, "released twice");
+    cr_expect_eq(rt.core.slots[2].state, 1ull << GSHMEMI_AGG_FILL_BITS, "slot not reopened");
+    free(m);
 }
 
 /* ---- the threaded programs ------------------------------------------------ */
