@@ -1,6 +1,7 @@
 /* test_install.c: `cmake --install` of this build into a temporary prefix,
  * then a program built against it through find_package(gshmem) and through
- * pkg-config, both run on 2 PEs with the installed gshmemrun. */
+ * pkg-config, both run on 2 PEs with the installed gshmemrun; in CUDA builds
+ * also a CUDA source using the installed device headers (built, not run). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,18 @@ Test(install, cmake_package_and_pkg_config, .timeout = 300)
     r = test_run(env, cmd, 120);
     expect_ok(&r, "pkg-config consumer build");
     test_run_free(&r);
+
+#ifdef GSHMEM_HAVE_CUDA
+    /* The device headers as installed: a CUDA source through pkg-config. */
+    snprintf(env, sizeof env, "PKG_CONFIG_PATH=%s/lib/pkgconfig", prefix);
+    snprintf(cmd, sizeof cmd,
+             "sh -c '%s -arch=sm_%s -o %s/dev %s/tests/install/consumer_dev.cu "
+             "$(pkg-config --cflags --libs gshmem)'", GSHMEM_NVCC, GSHMEM_CUDA_ARCH, prefix,
+             GSHMEM_SOURCE_DIR);
+    r = test_run(env, cmd, 180);
+    expect_ok(&r, "pkg-config CUDA consumer build (installed device headers)");
+    test_run_free(&r);
+#endif
 
     const char *bins[] = {"cm/consumer", "pc"};
     for (int i = 0; i < 2; i++) {
