@@ -1,0 +1,99 @@
+/* test_sparse: apps/sparse_allreduce end to end. gshmem-sparse-allreduce
+ * --check compares every mode (gshmem, gshmem-owner, dense, union,
+ * allgather) with a CPU fp64 reference on small cases (duplicates, overlap,
+ * an empty PE, identical rows, out-of-range indices...) and exits non-zero
+ * on any mismatch. Host PEs (--cpu) at 2 and 4 PEs over shm and ofi; the
+ * default kind (GPU PEs where each PE has a GPU, else host PEs) at 2 and 4;
+ * and a short benchmark on host PEs whose CSV must hold checked rows. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests_common.h"
+
+#define SPARSE_BIN "%%B/apps/sparse_allreduce/gshmem-sparse-allreduce"
+#define SPARSE_TIMEOUT 120
+
+static test_run_t run_sparse(const char *env, int n, const char *args)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d " SPARSE_BIN " %s",
+             n, SPARSE_TIMEOUT, args);
+    return test_run(env, cmd, SPARSE_TIMEOUT + 20);
+}
+
+static void expect_check(const char *env, int n, const char *args)
+{
+    test_run_t r = run_sparse(env, n, args);
+    cr_expect(r.status == 0 && strstr(r.output, "--check: all OK (0 failed)") != NULL,
+              "%s %d PEs %s: exit status %d (want 0 and 'all OK'); output (end):\n%s",
+              env ? env : "", n, args, r.status, test_tail(&r));
+    cr_expect(strstr(r.output, " FAIL") == NULL, "a FAIL line:\n%s", test_tail(&r));
+    /* every mode was compared at least once, and the error case ran */
+    static const char *const want[] = {" gshmem ", " gshmem-owner ", " dense ", " union ",
+                                       " allgather ", "gshmem/error"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect(strstr(r.output, want[i]) != NULL, "no check line for '%s':\n%s", want[i],
+                  test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(sparse, check_host_pes_shm, .timeout = 300)
+{
+    expect_check(test_tp_env("shm"), 2, "--check --cpu");
+    expect_check(test_tp_env("shm"), 4, "--check --cpu");
+}
+
+Test(sparse, check_host_pes_ofi, .timeout = 300)
+{
+    expect_check(test_tp_env("ofi-shm"), 2, "--check --cpu");
+    expect_check(test_tp_env("ofi-tcp"), 4, "--check --cpu");
+}
+
+/* The default kind: GPU PEs on a GPU machine (with NCCL for the baselines
+ * when it loads), host PEs elsewhere. */
+Test(sparse, check_default_kind, .timeout = 300)
+{
+    expect_check(NULL, 2, "--check");
+    expect_check(NULL, 4, "--check");
+}
+
+Test(sparse, bench_host_csv, .timeout = 200)
+{
+    char csv[] = "/tmp/gshmem-sparse-XXXXXX";
+    int fd = mkstemp(csv);
+    cr_assert(fd >= 0, "mkstemp");
+    close(fd);
+    char args[256];
+    snprintf(args, sizeof args, "--cpu -N 20000 -d 16 --density 0.01,0.05 --dist uniform,zipf "
+             "-n 3 -w 1 --csv %s", csv);
+    test_run_t r = run_sparse(test_tp_env("shm"), 2, args);
+    cr_expect(r.status == 0, "exit status %d:\n%s", r.status, test_tail(&r));
+    FILE *f = fopen(csv, "r");
+    cr_assert(f != NULL, "no CSV at %s", csv);
+    char line[1024];
+    int rows = 0, header = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "P,N,dim,", 8) == 0)
+            header = 1;
+        else if (strncmp(line, "2,20000,16,", 11) == 0) {
+            rows++;
+            cr_expect(strstr(line, ",ok") != NULL, "row not checked ok: %s", line);
+        }
+    }
+    fclose(f);
+    unlink(csv);
+    cr_expect(header && rows == 4, "CSV: header %d, %d rows (want 4):\n%s", header, rows,
+              test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(sparse, bad_option)
+{
+    test_run_t r = run_sparse(NULL, 1, "--no-such-option");
+    cr_expect(r.status != 0 && strstr(r.output, "unknown option --no-such-option") != NULL,
+              "exit status %d:\n%s", r.status, test_tail(&r));
+    test_run_free(&r);
+}
