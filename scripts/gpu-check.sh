@@ -4,7 +4,8 @@
 #   scripts/gpu-check.sh [BUILD_DIR]
 # 1. the whole Criterion suite (host tests plus the GPU tests, which run
 #    here instead of skipping), 2. the GPU programs that are not Criterion
-#    tests (ring producer test). Logs go to $OUT (or /tmp/gshmem-gpu-out).
+#    tests (ring producer test, litmus, compute-sanitizer); GPU_CHECK_SUITE_ONLY=1
+#    stops after 1. Logs go to $OUT (or /tmp/gshmem-gpu-out).
 # Criterion is not installed there: its runtime libraries travel in .gpu/lib
 # (copied from the development machine, see README).
 set -uo pipefail
@@ -22,6 +23,7 @@ echo "== Criterion suite (GPU tests included) =="
 "$B/tests/gshmem-tests" --jobs 4 ${GSHMEM_TEST_FILTER:+--filter "$GSHMEM_TEST_FILTER"} \
   >"$OUT/tests.log" 2>&1 || status=1
 grep -E "^\[----\]|Synthesis|FAIL|Crash" "$OUT/tests.log" | tail -40
+if [ "${GPU_CHECK_SUITE_ONLY:-0}" = 1 ]; then exit $status; fi
 echo "== GPU programs =="
 run() {   # run NAME TIMEOUT CMD...: one step, its log in $OUT/NAME.log
   local name=$1 t=$2; shift 2

@@ -12,7 +12,9 @@
 #include "tests_common.h"
 
 #define AG_TIMEOUT_S 180
-#define AG_HEAP "GSHMEM_HEAP=cuda GSHMEM_SYMMETRIC_SIZE=512M "
+/* GSHMEM_TIMEOUT above the default 60 s: at 4 PEs on a 2-GPU machine two
+ * processes share each GPU and a back-pressure round takes about 35 s. */
+#define AG_HEAP "GSHMEM_HEAP=cuda GSHMEM_SYMMETRIC_SIZE=512M GSHMEM_TIMEOUT=150 "
 #define AG_QUEUE AG_HEAP "GSHMEM_TRANSPORTS=p2p GSHMEM_DEVICE_QUEUE_ONLY=1"
 #define AG_OFI AG_HEAP "GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=p2p,ofi GSHMEM_OFI_PROVIDER=shm"
 #define AG_P2P AG_HEAP "GSHMEM_TRANSPORTS=p2p"
