@@ -20,7 +20,11 @@ mkdir -p "$OUT"
 cat "$OUT/gpus.txt"
 status=0
 echo "== Criterion suite (GPU tests included) =="
-"$B/tests/gshmem-tests" --jobs 4 ${GSHMEM_TEST_FILTER:+--filter "$GSHMEM_TEST_FILTER"} \
+# As many test jobs as GPUs (GPU_CHECK_JOBS overrides): more share GPUs by
+# time-slicing, and the queue-path tests then crawl (seen on 2 x H200 with 4).
+jobs=${GPU_CHECK_JOBS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+[ "${jobs:-0}" -ge 1 ] || jobs=1
+"$B/tests/gshmem-tests" --verbose --jobs "$jobs" ${GSHMEM_TEST_FILTER:+--filter "$GSHMEM_TEST_FILTER"} \
   >"$OUT/tests.log" 2>&1 || status=1
 grep -E "^\[----\]|Synthesis|FAIL|Crash" "$OUT/tests.log" | tail -40
 if [ "${GPU_CHECK_SUITE_ONLY:-0}" = 1 ]; then exit $status; fi

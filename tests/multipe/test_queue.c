@@ -16,7 +16,10 @@
 #include "tests_common.h"
 
 #define Q_TIMEOUT_S 240
-#define Q_HEAP "GSHMEM_SYMMETRIC_SIZE=16M"
+/* GSHMEM_TIMEOUT above the default 60 s: PE 0 times the queue path alone
+ * while the others wait in a barrier, and on a GPU time-sliced with other
+ * test programs (2-GPU machines, parallel jobs) that took over 60 s. */
+#define Q_HEAP "GSHMEM_SYMMETRIC_SIZE=16M GSHMEM_TIMEOUT=200"
 /* 16M - 8: where the malformed entries of the bad modes start */
 #define Q_BAD_OFFSET "offset 16777208, size/value 16"
 #define Q_GPU_ENV "GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_DEVICE_QUEUE_ONLY=1 " Q_HEAP
