@@ -1,8 +1,8 @@
 /* test_dlrm_tools.c: the Python tools of apps/dlrm (tools/dlrm_trace.py and
  * tools/gen_vectors.py). Runs their unittest suites, and compares every
- * value gen_vectors.py prints with the DLRM input generator of the contract
- * computed here in C on uint32_t, so the Python generator (which
- * torch_baseline.py asserts it reproduces) and a C one agree bit for bit.
+ * value gen_vectors.py prints with the app's own C generator
+ * (apps/dlrm/dlrm_gen.h), so the Python generator (which torch_baseline.py
+ * asserts it reproduces) and gshmem-dlrm's agree bit for bit.
  * Skips, saying so, when python3 is not installed. */
 #define _GNU_SOURCE   /* strtok_r */
 #include <criterion/criterion.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/dlrm/dlrm_gen.h"
 #include "tests_common.h"
 
 #define TOOLS_DIR GSHMEM_SOURCE_DIR "/apps/dlrm/tools"
@@ -26,31 +27,12 @@ static void require_python3(void)
         cr_skip_test("python3 not found on PATH: the apps/dlrm Python tools cannot run");
 }
 
-/* ---- the generator of the DLRM contract, on uint32_t --------------------- */
-
-static uint32_t lowbias32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
-static uint32_t mix(uint32_t a, uint32_t b)
-{
-    return lowbias32(a ^ lowbias32(b));
-}
+/* ---- the app's generator (apps/dlrm/dlrm_gen.h) against gen_vectors.py --- */
 
 static uint32_t gen_seed(uint32_t seed, uint32_t which)
 {
-    return lowbias32(4u * seed + which);   /* 1: s_len, 2: s_idx, 3: s_w */
-}
-
-static uint64_t bag_len(uint32_t seed, uint32_t t, uint32_t b, uint64_t lmax)
-{
-    return 1 + (((uint64_t)mix(mix(gen_seed(seed, 1), t), b) * lmax) >> 32);
+    dlrm_seeds_t s = dlrm_seeds(seed);
+    return which == 1 ? s.len : which == 2 ? s.idx : s.w;   /* 1: s_len, 2: s_idx, 3: s_w */
 }
 
 /* Checks one line of gen_vectors.py output; returns its kind's index
@@ -67,35 +49,36 @@ static int check_line(const char *ln, uint32_t seed)
         return 0;
     }
     if (sscanf(ln, "lowbias32 %" SCNu64 " %" SCNu64, &a, &b) == 2) {
-        cr_assert_eq(lowbias32((uint32_t)a), b, "%s: C gives %" PRIu32, ln, lowbias32((uint32_t)a));
+        cr_assert_eq(dlrm_lowbias32((uint32_t)a), b, "%s: C gives %" PRIu32, ln,
+                     dlrm_lowbias32((uint32_t)a));
         return 1;
     }
     if (sscanf(ln, "mix %" SCNu64 " %" SCNu64 " %" SCNu64, &a, &b, &c) == 3) {
-        cr_assert_eq(mix((uint32_t)a, (uint32_t)b), c, "%s", ln);
+        cr_assert_eq(dlrm_mix((uint32_t)a, (uint32_t)b), c, "%s", ln);
         return 2;
     }
     if (sscanf(ln, "L %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &a, &b, &c, &d) == 4) {
-        uint64_t want = bag_len(seed, (uint32_t)a, (uint32_t)b, c);
+        uint64_t want = (uint64_t)dlrm_gen_len(dlrm_seeds(seed), (int64_t)a, (int64_t)b, (int)c, 0);
         cr_assert_eq(want, d, "%s: C gives %" PRIu64, ln, want);
         return 3;
     }
     if (sscanf(ln, "off %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &a, &b, &c, &d) == 4) {
         uint64_t off = 0;   /* exclusive prefix sum of L(t, 0..b-1) */
         for (uint64_t i = 0; i < b; i++)
-            off += bag_len(seed, (uint32_t)a, (uint32_t)i, c);
+            off += (uint64_t)dlrm_gen_len(dlrm_seeds(seed), (int64_t)a, (int64_t)i, (int)c, 0);
         cr_assert_eq(off, d, "%s: C gives %" PRIu64, ln, off);
         return 4;
     }
     if (sscanf(ln, "idx %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &a, &b, &c, &d) == 4) {
-        uint64_t row = ((uint64_t)mix(mix(gen_seed(seed, 2), (uint32_t)a), (uint32_t)b) * c) >> 32;
+        uint64_t row = (uint64_t)dlrm_gen_idx(dlrm_seeds(seed), (int64_t)a, (int64_t)b, (int64_t)c);
         cr_assert_eq(row, d, "%s: C gives %" PRIu64, ln, row);
         return 5;
     }
     if (sscanf(ln, "w %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %63s", &a, &b,
                &c, &d, &e, hex) == 6) {
         uint32_t elem = (uint32_t)(b * d + c);   /* r*D + d mod 2^32 */
-        uint32_t m = mix(mix(gen_seed(seed, 3), (uint32_t)a), elem) >> 8;
-        float w = (float)m * 0x1p-24f - 0.5f;
+        uint32_t m = dlrm_mix(dlrm_mix(gen_seed(seed, 3), (uint32_t)a), elem) >> 8;
+        float w = dlrm_gen_w(dlrm_seeds(seed), (int64_t)a, (int64_t)b, (int)d, (int)c);
         double printed = strtod(hex, NULL);
         cr_assert_eq(m, e, "%s: C gives M = %" PRIu32, ln, m);
         cr_assert(w == (float)printed && (double)w == printed, "%s: C gives w = %a", ln, (double)w);
