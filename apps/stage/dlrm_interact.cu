@@ -39,6 +39,7 @@
 #include "dlrm_inputs.h"
 #include "gshmem.h"
 #include "gshmem_stage.h"
+#include "stage_check.cuh"
 
 #define DCK(call)                                                                        \
     do {                                                                                 \
@@ -125,17 +126,6 @@ __global__ void weights_kernel(float *w, int64_t t, int64_t rows, int D, dlrm_se
         w[e] = dlrm_gen_w(s, t, e / D, D, (int)(e % D));
 }
 
-__global__ void zdiff_kernel(const unsigned *a, const unsigned *b, size_t n,
-                             unsigned long long *bad)
-{
-    unsigned long long c = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        c += a[i] != b[i];
-    if (c)
-        atomicAdd(bad, c);
-}
-
 typedef struct opts {
     std::vector<long> tpp, batch;
     int dim, lmax, slice, iters, warmup;
@@ -195,7 +185,8 @@ static unsigned long long check_run(run_t *r, int per_slice, float *zref, int co
     unsigned long long h = 0;
     if (compare) {
         DCK(cudaMemset(g_bad, 0, sizeof h));
-        zdiff_kernel<<<1024, 256>>>((const unsigned *)r->z, (const unsigned *)zref, r->zn, g_bad);
+        stage_count_diff_kernel<unsigned><<<1024, 256>>>((const unsigned *)r->z,
+                                                         (const unsigned *)zref, r->zn, g_bad);
         DCK(cudaMemcpy(&h, g_bad, sizeof h, cudaMemcpyDeviceToHost));
     } else {
         DCK(cudaMemcpy(zref, r->z, sizeof(float) * r->zn, cudaMemcpyDeviceToDevice));

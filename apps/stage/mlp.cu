@@ -43,6 +43,7 @@
 
 #include "stage_gemm.cuh"
 #include "cublas_ref.h"
+#include "stage_check.cuh"
 
 #define CK(call)                                                                          \
     do {                                                                                  \
@@ -87,17 +88,6 @@ __global__ void fill_kernel(__half *p, size_t n, uint32_t seed, float scale)
     }
 }
 
-__global__ void diff_kernel(const unsigned short *a, const unsigned short *b, size_t n,
-                            unsigned long long *bad)
-{
-    unsigned long long c = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        c += a[i] != b[i];
-    if (c)
-        atomicAdd(bad, c);
-}
-
 /* fp32 reference of rows[] of act(A B), compared with got. */
 __global__ void ref_kernel(const __half *A, const __half *B, const __half *got, const int *rows,
                            int nrows, int N, int K, int gelu, unsigned long long *bad)
@@ -133,7 +123,8 @@ static unsigned long long count_diff(const __half *a, const __half *b, size_t n)
 {
     unsigned long long h = 0;
     CK(cudaMemset(g_bad, 0, sizeof h));
-    diff_kernel<<<1024, 256>>>((const unsigned short *)a, (const unsigned short *)b, n, g_bad);
+    stage_count_diff_kernel<unsigned short><<<1024, 256>>>((const unsigned short *)a,
+                                                           (const unsigned short *)b, n, g_bad);
     CK(cudaMemcpy(&h, g_bad, sizeof h, cudaMemcpyDeviceToHost));
     return h;
 }

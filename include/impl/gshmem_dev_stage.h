@@ -102,6 +102,22 @@ static inline void gshmem_stage_destroy(gshmem_stage_t *s)
     memset(s, 0, sizeof *s);
 }
 
+/* The start of gshmem_stage_create and _wrap: *s zeroed with its tile grid;
+ * returns the policy to use (per tile when policy is NULL). */
+static inline gshmem_stage_policy_t gshmemi_stage_reset(gshmem_stage_t *s, uint32_t tiles_x,
+                                                        uint32_t tiles_y,
+                                                        const gshmem_stage_policy_t *policy)
+{
+    gshmem_stage_policy_t p;
+    memset(&p, 0, sizeof p);
+    if (policy != NULL)
+        p = *policy;
+    memset(s, 0, sizeof *s);
+    s->grid.x = tiles_x;
+    s->grid.y = tiles_y;
+    return p;
+}
+
 /* A stage of tiles_x x tiles_y tiles. policy NULL: per tile. USER tables
  * and order_table are host arrays, checked (gshmem_stage_check) and copied
  * to the GPU. flags: GSHMEM_STAGE_*. Semaphores and counters start at 0,
@@ -112,13 +128,7 @@ static inline int gshmem_stage_create(gshmem_stage_t *s, uint32_t tiles_x, uint3
                                       const uint32_t *order_table, uint32_t flags)
 {
     char err[256];
-    gshmem_stage_policy_t p;
-    memset(&p, 0, sizeof p);
-    if (policy != NULL)
-        p = *policy;
-    memset(s, 0, sizeof *s);
-    s->grid.x = tiles_x;
-    s->grid.y = tiles_y;
+    gshmem_stage_policy_t p = gshmemi_stage_reset(s, tiles_x, tiles_y, policy);
     if (gshmem_stage_check(s->grid, &p, order, order_table, err, sizeof err) != 0)
         return gshmemi_stage_fail(err, cudaSuccess);
     s->order = order;
@@ -180,13 +190,7 @@ static inline int gshmem_stage_wrap(gshmem_stage_t *s, uint64_t *sems, uint32_t 
                                     uint32_t flags)
 {
     char err[256];
-    gshmem_stage_policy_t p;
-    memset(&p, 0, sizeof p);
-    if (policy != NULL)
-        p = *policy;
-    memset(s, 0, sizeof *s);
-    s->grid.x = tiles_x;
-    s->grid.y = tiles_y;
+    gshmem_stage_policy_t p = gshmemi_stage_reset(s, tiles_x, tiles_y, policy);
     if (p.kind == GSHMEM_STAGE_USER || (flags & GSHMEM_STAGE_COUNTER) || sems == NULL) {
         fprintf(stderr, "gshmem_stage_wrap: needs semaphores (got %p), a built-in policy "
                 "(got kind %d) and no GSHMEM_STAGE_COUNTER\n", (void *)sems, p.kind);
