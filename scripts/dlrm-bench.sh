@@ -8,7 +8,8 @@
 #   check    tiny --check on 1, 2 and 4 GPUs (all modes, fp64 reference),
 #            fp16 and oblivious variants, a G case with --check at P = 4,
 #            the queue path (P2P off) at P = 2
-#   W S      weak / strong scaling sets at P = 1..4 (W1..W4, S1..S4 pick one P)
+#   W S      weak / strong scaling sets at P = 1..4 (W1..W4, S1..S4 pick one P;
+#            P = 3 runs a global batch of 16383, the largest multiple of 3)
 #   G        the 20 grid cases at P = 4 (DLRM_P; at most the GPUs present)
 #   N2 N4    the grid over the network path at P = 2 / 4 (gshmem: P2P off,
 #            queue path over libfabric tcp on loopback; NCCL: sockets on lo);
@@ -79,7 +80,13 @@ step() {
     one check-queue-p2 90 2 "${NET_ENV[@]}" -- --config tiny --check --dtype bf16
     ;;
   W|S) for n in 1 2 3 4; do step "$1$n"; done ;;
-  W[1-4]|S[1-4]) one "${1:0:1}-p${1:1}" 150 "${1:1}" -- --config "${1:0:1}" --iters "$IT" ;;
+  W[1-4]|S[1-4])
+    # The global batch 16384 does not split over 3 PEs: P = 3 runs 16383
+    # (5461 samples per PE), named in the table's B column.
+    local bb=()
+    [ "${1:1}" = 3 ] && bb=(--batch 16383)
+    one "${1:0:1}-p${1:1}" 150 "${1:1}" -- --config "${1:0:1}" "${bb[@]}" --iters "$IT"
+    ;;
   G) one "G-p$PP" 400 "$PP" -- --config G --iters "$IT" ;;
   N2|N4)
     one "N-p${1:1}" 500 "${1:1}" "${NET_ENV[@]}" -- --config N --iters "${DLRM_N_ITERS:-$IT}" \
