@@ -262,6 +262,7 @@ Test(config, unknown_variable_warns)
     setenv("GSHMEM_SYMMETRIC_SIZ", "1G", 1);   /* a typo of a real name */
     setenv("GSHMEMRUN_NPES", "4", 1);          /* the launcher's */
     setenv("GSHMEM_NVSHMEM_ROOT", "/opt", 1);  /* allow-listed */
+    setenv("GSHMEM_TEST_BUILD_DIR", "/b", 1);  /* allow-listed: the test suite's */
     setenv("GSHMEM_TIMEOUT", "9", 1);          /* a real one */
     test_cap_start(&c);
     cr_assert_eq(gshmemi_config_load(&cfg), 0);
@@ -271,6 +272,7 @@ Test(config, unknown_variable_warns)
     cr_assert_not_null(strstr(out, "variable GSHMEM_SYMMETRIC_SIZ "), "%s", out);
     cr_assert_null(strstr(out, "GSHMEMRUN_NPES"), "%s", out);
     cr_assert_null(strstr(out, "NVSHMEM_ROOT"), "%s", out);
+    cr_assert_null(strstr(out, "TEST_BUILD_DIR"), "%s", out);
     cr_assert_null(strstr(out, "GSHMEM_TIMEOUT"), "%s", out);
     /* exactly two warnings */
     int lines = 0;
