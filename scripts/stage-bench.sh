@@ -7,16 +7,26 @@
 #    another PE over P2P and the queue path, the wait timeout);
 # 2. gshmem-stage-mlp for each M (one process each, so that a failing size
 #    cannot take the others with it), raw rows appended to mlp_raw.csv;
-# 3. apps/stage/dlrm_interact when it was built.
-# STAGE_ONLY=tests|mlp|dlrm runs one part. Everything goes to $OUT (or
-# /tmp/gshmem-stage-out): logs in one archive.
+# 3. apps/stage/dlrm_interact when it was built;
+# 4. (only when named) profile: Nsight Compute on the staged kernels in
+#    stream order (serial modes, 64x128 tiles, M 1024) of this build and of
+#    $B/apps/stage/gshmem-stage-mlp-prev when present (an earlier build to
+#    compare), and on GEMM1 alone at M 256 (one block per SM) and 1024;
+#    dev2: the cross-PE stage tests and pe_stage on a machine of 2 GPUs, with
+#    the device each PE ran on.
+# STAGE_ONLY="tests mlp dlrm profile dev2" picks parts (default: tests mlp
+# dlrm). Everything goes to $OUT (or /tmp/gshmem-stage-out): logs in one
+# archive.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-stage}
 MS=${2:-"1 32 128 256 384 512 768 1024 1536 2048"}
 OUT=${OUT:-/tmp/gshmem-stage-out}
 ONLY=${STAGE_ONLY:-all}
-part() { [ "$ONLY" = all ] || [ "$ONLY" = "$1" ]; }
+part() {
+  case " $ONLY " in *" $1 "*) return 0 ;; esac
+  [ "$ONLY" = all ] && [ "$1" != profile ] && [ "$1" != dev2 ]
+}
 mkdir -p "$OUT/logs"
 # The build holds absolute paths of the checkout it was configured in.
 src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
@@ -50,6 +60,46 @@ part mlp && for m in $MS; do
   fi
 done
 part mlp && cat "$OUT"/logs/mlp_M*.log >"$OUT/mlp.log"
+part mlp && python3 apps/stage/stage_table.py "$OUT/mlp_raw.csv" >"$OUT/table.md" && cat "$OUT/table.md"
+
+if part profile; then
+  echo "== Nsight Compute =="
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  prof() {   # prof NAME NCU-ARGS... -- PROGRAM ARGS...: report in logs/ncu_NAME.txt
+    local name=$1; shift
+    if timeout 150 "$ncu" --clock-control none --kernel-name-base mangled \
+         --section SpeedOfLight --section WarpStateStats --section Occupancy \
+         --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+         "$@" >"$OUT/logs/ncu_$name.txt" 2>&1; then echo "ncu $name: done"; else
+      echo "ncu $name: FAILED (status $?)"; tail -5 "$OUT/logs/ncu_$name.txt"; fi
+    grep -E "stage_gemm_kernel|^ +Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Th|Memory Th|Issue Slots Busy|No Eligible|Warp Cycles Per Issued" \
+      "$OUT/logs/ncu_$name.txt" | sed -E 's/_Z17stage_gemm_kernelI14stage_gemm_cfgI(.*)EEv15stage_gemm_args.*/\1/; s/^/  /'
+  }
+  mlp=$B/apps/stage/gshmem-stage-mlp
+  # first launches of SYNC 3/4/5 kernels: serial_counter, serial_post, serial_row
+  prof serial -k regex:'ELi[345]EEv' -c 6 "$mlp" -m 1024 -t 64x128x64s3 -n 20 -w 0
+  [ -x "$mlp-prev" ] && prof serial_prev -k regex:'ELi[345]EEv' -c 4 "$mlp-prev" -m 1024 \
+    -t 64x128x64s3 -n 20 -w 0
+  for m in 256 1024; do   # the reference (stream) run's GEMM1
+    prof "gemm1_M$m" -k regex:'Lb1ELi0EEv' -c 1 "$mlp" -m $m -t 128x128x64s3 -n 20 -w 0
+  done
+fi
+
+if part dev2; then
+  echo "== cross-PE stage tests ($(nvidia-smi -L | grep -c '^GPU') GPUs) =="
+  GSHMEM_TEST_BUILD_DIR=$PWD/$B timeout 150 "$B/tests/gshmem-tests" --jobs 1 --verbose \
+    --filter 'stage_gpu/remote_*' >"$OUT/tests_dev2.log" 2>&1 || status=1
+  grep -E "stage_gpu::.*(PASS|FAIL|CRASH)|Synthesis" "$OUT/tests_dev2.log" | sed 's/^/  /'
+  for args in "remote tile 100" "remote row 100 ahead"; do
+    env GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_TIMEOUT=30 timeout 60 \
+      "$B/host/launcher/gshmemrun" -n 2 "$B/tests/pe/pe_stage" $args \
+      >>"$OUT/tests_dev2.log" 2>&1 || status=1
+  done
+  GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_TIMEOUT=30 GSHMEM_DEVICE_QUEUE_ONLY=1 timeout 60 \
+    "$B/host/launcher/gshmemrun" -n 2 \
+    "$B/tests/pe/pe_stage" remote strided 30 >>"$OUT/tests_dev2.log" 2>&1 || status=1
+  grep -E "pe_stage: (remote|OK)" "$OUT/tests_dev2.log" | sed 's/^/  /'
+fi
 
 if part dlrm && [ -x "$B/apps/stage/gshmem-stage-dlrm" ]; then
   echo "== DLRM interaction =="

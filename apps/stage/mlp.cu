@@ -6,10 +6,12 @@
  *   stream        GEMM1 then GEMM2 on one stream (the kernel boundary);
  *   pdl_boundary  the same with programmatic dependent launch, GEMM2
  *                 waiting for GEMM1's completion (griddepcontrol.wait);
- *   serial_counter, serial_<policy>  diagnostics, in plain stream order so
- *                 that nothing overlaps: tiles from the stage counter only,
- *                 then the staged kernels with posts and waits: what the
- *                 hand-out and the synchronization cost by themselves;
+ *   serial_counter, serial_post, serial_<policy>  diagnostics, in plain
+ *                 stream order so that nothing overlaps: tiles from the
+ *                 stage counter only; GEMM1 posting (row policy) and GEMM2
+ *                 not waiting; then the staged kernels with posts and waits:
+ *                 what the hand-out, the posts and the waits cost by
+ *                 themselves;
  *   pdl_<policy>  tile-granular: GEMM2 launched by PDL once every GEMM1
  *                 block started, each GEMM2 block waiting for the GEMM1
  *                 tiles its k-tiles read (gshmem_stage_wait_ahead);
@@ -55,8 +57,8 @@
         }                                                                                 \
     } while (0)
 
-enum launch_kind { L_STREAM, L_PDL_BOUNDARY, L_SERIAL_COUNTER, L_SERIAL_STAGE, L_PDL_STAGE,
-                   L_GUARD };
+enum launch_kind { L_STREAM, L_PDL_BOUNDARY, L_SERIAL_COUNTER, L_SERIAL_POST, L_SERIAL_STAGE,
+                   L_PDL_STAGE, L_GUARD };
 static const char *const policy_names[] = {"tile", "row", "strided", "user"};
 
 typedef struct prob {
@@ -272,6 +274,16 @@ struct mlp_cfg {
                 <<<n2, C::THREADS, C::SMEM, p->s1>>>(a2(p), *cs, z);
             CK(cudaEventRecord(e1, p->s1));
             break;
+        case L_SERIAL_POST:
+            gshmem_stage_begin(ps);
+            gshmem_stage_begin(cs);
+            CK(cudaEventRecord(e0, p->s1));
+            stage_gemm_kernel<C, true, SYNC_PRODUCER>
+                <<<n1, C::THREADS, C::SMEM, p->s1>>>(a1(p), *ps, z);
+            stage_gemm_kernel<C, false, SYNC_COUNTER>
+                <<<n2, C::THREADS, C::SMEM, p->s1>>>(a2(p), *cs, z);
+            CK(cudaEventRecord(e1, p->s1));
+            break;
         case L_SERIAL_STAGE:
             gshmem_stage_begin(ps);
             gshmem_stage_begin(cs);
@@ -419,11 +431,12 @@ static void run_all(prob_t *p, const opts_t *o, const char *cfg)
 
     int guard = R::guard_needed(p);
     const int mt = R::mt(p);
-    enum { NM = 12 };
+    enum { NM = 13 };
     int kinds[NM], pols[NM], n = 0;
     kinds[n] = L_STREAM, pols[n++] = -1;
     kinds[n] = L_PDL_BOUNDARY, pols[n++] = -1;
     kinds[n] = L_SERIAL_COUNTER, pols[n++] = 0;
+    kinds[n] = L_SERIAL_POST, pols[n++] = 1;
     kinds[n] = L_SERIAL_STAGE, pols[n++] = 1;
     for (int k = 0; k < 4; k++)   /* PDL first: no consumer block can starve a producer */
         kinds[n] = L_PDL_STAGE, pols[n++] = k;
@@ -442,6 +455,7 @@ static void run_all(prob_t *p, const opts_t *o, const char *cfg)
         snprintf(names[i], sizeof names[i], "%s%s",
                  kinds[i] == L_STREAM ? "stream" : kinds[i] == L_PDL_BOUNDARY ? "pdl_boundary"
                  : kinds[i] == L_SERIAL_COUNTER ? "serial_counter"
+                 : kinds[i] == L_SERIAL_POST ? "serial_post"
                  : kinds[i] == L_SERIAL_STAGE ? "serial_" : kinds[i] == L_PDL_STAGE ? "pdl_"
                  : "guard_", kinds[i] >= L_SERIAL_STAGE ? policy_names[pols[i]] : "");
         if (staged) {

@@ -7,7 +7,9 @@ Per M: the stream-ordered baseline at its fastest tile configuration, the
 PDL kernel boundary, and each policy at its fastest (tile configuration x
 launch: pdl or guard), each with the configuration that gave it; the gain of
 the best policy as time saved over the stream baseline; gshmem's GEMMs and
-cuBLAS in TFLOP/s. Only rows whose check passed count. The shapes follow
+cuBLAS in TFLOP/s. Only rows whose check passed count. A second table: the
+serial diagnostics (staged kernels without overlap) against stream with the
+same tiles. The shapes follow
 the program's defaults (hidden 12288, tp 8)."""
 import csv
 import sys
@@ -59,6 +61,26 @@ def main(path):
             m, s[0], s[1], "%.1f" % b[0] if b else "n/a", " | ".join(cells),
             max(gains) if gains else float("nan"), ours, theirs))
     print("\n".join(out))
+    # What the staged kernels cost by themselves: the serial diagnostics
+    # (the same kernels in plain stream order, nothing overlapping) against
+    # stream with the same tile configuration, in %, median over the M.
+    diag = ["serial_counter", "serial_post", "serial_row"]
+    cfgs = sorted({c for _, c in t if c != "cublas"})
+    rows, seen = [], False
+    for c in cfgs:
+        cells = []
+        for d in diag:
+            v = sorted(100 * (t[(m, c)][d] / t[(m, c)]["stream"] - 1) for m in ms
+                       if d in t.get((m, c), {}) and "stream" in t.get((m, c), {}))
+            cells.append("%+.1f%% (%d)" % (v[len(v) // 2], len(v)) if v else "n/a")
+            seen = seen or bool(v)
+        rows.append("| %s | %s |" % (c, " | ".join(cells)))
+    if seen:
+        print("\nStaged kernels in stream order (no overlap) vs stream, same tiles: "
+              "median over M (number of M)\n")
+        print("| tiles | " + " | ".join(diag) + " |")
+        print("|---|" + "---:|" * len(diag))
+        print("\n".join(rows))
 
 
 if __name__ == "__main__":

@@ -334,9 +334,14 @@ static void run_remote(const char *pol, int runs, int ahead)
         gshmem_barrier_all();
     }
     unsigned long long v = bufs_check(&b, runs, me == 0, me == 1);
-    printf("pe_stage: remote policy %s%s: PE %d ran the %s, %d runs, %llu early or stale "
-           "reads\n", pol, ahead ? " wait_ahead" : "", me, me == 0 ? "producer" : "consumer",
-           runs, v);
+    /* the device's PCI bus id shows whether the two PEs shared one GPU */
+    int dev = -1;
+    char bus[32] = "?";
+    CU(cudaGetDevice(&dev));
+    CU(cudaDeviceGetPCIBusId(bus, (int)sizeof bus, dev));
+    printf("pe_stage: remote policy %s%s: PE %d ran the %s on device %d (%s), %d runs, %llu "
+           "early or stale reads\n", pol, ahead ? " wait_ahead" : "", me,
+           me == 0 ? "producer" : "consumer", dev, bus, runs, v);
     PE_CHECK(v == 0, "%llu values were read before their tile was posted", v);
     gshmem_free(src);
     gshmem_free(data);
