@@ -348,10 +348,13 @@ static int cpu_setup(dlrm_backend_t *be, const dlrm_case_t *cs, const dlrm_input
     return 0;
 }
 
+/* Collective: as on GPUs (dlrm_gpu.cu), every PE's run completes before
+ * anything is poisoned. */
 static void cpu_poison(dlrm_backend_t *be)
 {
     cpu_t *c = be->impl;
     const dlrm_part_t *p = &c->p;
+    gshmem_barrier_all();
     memset(c->out, 0xff, sizeof(float) * (size_t)(p->Bp * p->T * p->D));
     memset(c->send, 0xff, sizeof(float) * (size_t)(p->B * p->tmax * p->D));
     memset(c->stage, 0xff, sizeof(float) * (size_t)(p->B * p->tmax * p->D));

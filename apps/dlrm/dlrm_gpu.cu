@@ -424,10 +424,18 @@ static double gpu_run(dlrm_backend_t *be, dlrm_mode_t m, dlrm_trace_buf_t *tr,
     return ev_ms(g->ev[0], g->ev[1]) * 1e3;
 }
 
+/* Collective. A PE's own run ends once its incoming slices are in place,
+ * while its engine may still be sending its outgoing queue-path rows from
+ * staging to slower peers: poisoning staging then turned their rows into
+ * NaN (seen at P = 4 over libfabric tcp). So every PE's run completes
+ * (its stream, then a barrier: each peer's kernel ended, so every slice
+ * arrived everywhere) before anything is poisoned. */
 static void gpu_poison(dlrm_backend_t *be)
 {
     gpu_t *g = (gpu_t *)be->impl;
     const dlrm_part_t *p = &g->p;
+    GCU(cudaStreamSynchronize(g->s));
+    gshmem_barrier_all();
     const size_t out_b = sizeof(float) * (size_t)(p->Bp * p->T * p->D);
     const size_t buf_b = sizeof(float) * (size_t)(p->B * p->tmax * p->D);
     GCU(cudaMemsetAsync(g->out, 0xff, out_b, g->s));

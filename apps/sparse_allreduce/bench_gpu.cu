@@ -393,7 +393,11 @@ static int gpu_graph_run(bench_be_t *b, bench_out_t *out, char *why, size_t whyl
 {
     gpu_be_t *g = (gpu_be_t *)b;
     int64_t n = my_nnz(g);
-    GK(cudaMemcpy(g->d_nnz, &n, 8, cudaMemcpyHostToDevice), "cudaMemcpy");
+    /* On g->st, ahead of the graph: a plain cudaMemcpy from pageable memory
+     * may return before its DMA lands, and the legacy stream it runs on does
+     * not order g->st (non-blocking), so the replay could read the previous
+     * count (seen under load: graph-half returned the full case's rows). */
+    GK(cudaMemcpyAsync(g->d_nnz, &n, 8, cudaMemcpyHostToDevice, g->st), "cudaMemcpyAsync");
     sar_set_route(g->ctx, SAR_ROUTE_DIRECT);
     if (g->gexec == NULL) {
         cudaGraph_t graph;

@@ -64,6 +64,9 @@ static int peer_table(sar_t *s, void *sym_addr, void ***dev_out)
     CK(cudaMalloc((void **)dev_out, (size_t)s->np * sizeof(void *)), "cudaMalloc");
     CK(cudaMemcpy(*dev_out, h, (size_t)s->np * sizeof(void *), cudaMemcpyHostToDevice),
        "cudaMemcpy");
+    /* a pageable copy may return before its DMA lands; the calls' streams
+     * need not be ordered after the legacy stream */
+    CK(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     return 0;
 }
 

@@ -79,6 +79,29 @@ Test(dlrm, network_path_bf16)
     test_run_free(&r);
 }
 
+/* GPU PEs over the network path at P = 4 (P2P off: the device queue, the
+ * engine and libfabric tcp on loopback; NCCL on sockets): fused against
+ * baseline on every element. Regression: the checks poisoned a PE's
+ * staging while its engine still sent from it to slower peers (NaN rows
+ * in every P = 4 case); poisoning now waits for every PE's run. */
+Test(dlrm, gpu_network_path_p4, .timeout = 300)
+{
+    test_require_gpu("pe_app_nccl", "probe 4");
+    test_run_t r = test_run("GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi "
+                            "GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=lo "
+                            "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 "
+                            "NCCL_SOCKET_IFNAME=lo GSHMEM_TIMEOUT=60",
+                            "%B/host/launcher/gshmemrun -n 4 --timeout 240 " DLRM_BIN
+                            " --device gpu --config G --batch 2048 --tables-per-pe 32,64 "
+                            "--iters 2 --warmup 1", 260);
+    cr_assert_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, "\nG      "), 2, "expected 2 G rows:\n%s",
+                 test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, " OK\n"), 2, "not every row OK:\n%s", test_tail(&r));
+    cr_assert_null(strstr(r.output, "FAILED"), "%s", test_tail(&r));
+    test_run_free(&r);
+}
+
 static int count_lines(const char *path, const char *needle, char *first, size_t firstlen)
 {
     FILE *f = fopen(path, "r");
