@@ -23,14 +23,8 @@ B=${1:-build-agg}
 OUT=${OUT:-/tmp/gshmem-agg-out}
 PHASES=${AGG_PHASES:-tests bench}
 mkdir -p "$OUT/logs"
-# The build holds absolute paths of the checkout it was configured in.
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
-if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -sfn "$PWD" "$src"; fi
-export LD_LIBRARY_PATH=$PWD/.gpu/lib:$PWD/$B:${LD_LIBRARY_PATH:-}
-export GSHMEM_TEST_BUILD_DIR=$PWD/$B
-# Rules of the machine: no NVLink multicast, loopback only.
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 FI_TCP_IFACE=lo
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Paths (the carried build's source link, Criterion) and the machine's rules.
+. scripts/gpu-env.sh "$B"
 
 { date -u; hostname; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total \
   --format=csv; nvidia-smi topo -m; nproc; } >"$OUT/machine.txt" 2>&1

@@ -28,15 +28,10 @@ part() {
   [ "$ONLY" = all ] && [ "$1" != profile ] && [ "$1" != dev2 ]
 }
 mkdir -p "$OUT/logs"
-# The build holds absolute paths of the checkout it was configured in.
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
-if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -sfn "$PWD" "$src"; fi
-pylib=$(python3 -c "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))" 2>/dev/null || true)
-export LD_LIBRARY_PATH=$PWD/.gpu/lib:$PWD/$B:/usr/local/cuda/lib64:${pylib:+$pylib/nvidia/cublas/lib:$pylib/nvidia/nccl/lib:}${LD_LIBRARY_PATH:-}
-
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 FI_TCP_IFACE=lo
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# Paths (the carried build's source link, Criterion, NCCL) and the machine's
+# rules; the MLP's cuBLAS reference also needs cuBLAS.
+. scripts/gpu-env.sh "$B"
+export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64${gpu_env_py:+:$gpu_env_py/nvidia/cublas/lib}
 status=0
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; } \
   >"$OUT/machine.txt" 2>&1
@@ -44,7 +39,7 @@ cat "$OUT/machine.txt"
 
 part tests && echo "== stage tests =="
 part tests && for f in 'stage/*' 'stage_gpu/*'; do
-  GSHMEM_TEST_BUILD_DIR=$PWD/$B timeout 400 "$B/tests/gshmem-tests" --jobs 2 --verbose --filter "$f" >>"$OUT/tests.log" 2>&1 ||
+  timeout 400 "$B/tests/gshmem-tests" --jobs 2 --verbose --filter "$f" >>"$OUT/tests.log" 2>&1 ||
     status=1
 done
 part tests && grep -E "stage(_gpu)?::.*(PASS|FAIL|CRASH|SKIP.*: no )|Synthesis|[Cc]rash" "$OUT/tests.log" |
@@ -87,7 +82,7 @@ fi
 
 if part dev2; then
   echo "== cross-PE stage tests ($(nvidia-smi -L | grep -c '^GPU') GPUs) =="
-  GSHMEM_TEST_BUILD_DIR=$PWD/$B timeout 150 "$B/tests/gshmem-tests" --jobs 1 --verbose \
+  timeout 150 "$B/tests/gshmem-tests" --jobs 1 --verbose \
     --filter 'stage_gpu/remote_*' >"$OUT/tests_dev2.log" 2>&1 || status=1
   grep -E "stage_gpu::.*(PASS|FAIL|CRASH)|Synthesis" "$OUT/tests_dev2.log" | sed 's/^/  /'
   for args in "remote tile 100" "remote row 100 ahead"; do
