@@ -5,6 +5,7 @@ at each M and what no schedule can.
 
     python3 apps/stage/wave_model.py mlp_raw.csv [-c 128x128x64s3] [-s 132]
                                       [-m 640,896] > model.md
+    python3 apps/stage/wave_model.py --self-test    # prints PASS or exits 1
 
 WHY A MODEL: the goal of >= 10 % less time than stream order at M = 256,
 512 and 1024 was missed on the H200 by every policy and launch, and the
@@ -160,6 +161,37 @@ class Model:
         return capacity, first_row
 
 
+def self_test():
+    """Closed forms the schedules must reproduce (tile alone 200 us, two on
+    an SM 300 us each, 132 SMs, 128x128 tiles; a GEMM2 tile is half a unit):
+      M 128: 48 + 96 tiles, all alone: stream = 200 + 100;
+      M 256: 96 tiles alone, then 192 (60 SMs hold two): 200 + 150;
+      M 384: 144 tiles (12 SMs hold two) = 300, then 288 = 264 in pairs
+             (150) and 24 alone (100): 550;
+    and for every M: no staged schedule is slower than stream order (the
+    staged blocks only ever start earlier), and neither bound exceeds any
+    schedule's time. Returns the list of failures."""
+    md = Model(128, 128, 132, 200.0, 300.0)
+    bad = []
+    for m, want in ((128, 300.0), (256, 350.0), (384, 550.0)):
+        got = md.run(m, "stream")
+        if abs(got - want) > 1e-6:
+            bad.append("M %d: stream %.3f us, closed form %.3f" % (m, got, want))
+    for m in (1, 128, 256, 384, 512, 768, 1024, 2048):
+        st = md.run(m, "stream")
+        times = {s: md.run(m, s) for s in ("row", "tile", "lone-first")}
+        cap, fr = md.bounds(m)
+        for s, v in times.items():
+            if v > st + 1e-6:
+                bad.append("M %d: %s %.3f us slower than stream %.3f" % (m, s, v, st))
+            if cap > v + 1e-6 or fr > v + 1e-6:
+                bad.append("M %d: a bound (%.3f, %.3f) above %s's %.3f us" % (m, cap, fr, s, v))
+        if times["tile"] > times["row"] + 1e-6:
+            bad.append("M %d: per-tile waits %.3f slower than per-row %.3f" %
+                       (m, times["tile"], times["row"]))
+    return bad
+
+
 def load(path, cfg):
     t = defaultdict(dict)
     for r in csv.DictReader(open(path)):
@@ -170,11 +202,20 @@ def load(path, cfg):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("csv")
+    ap.add_argument("csv", nargs="?")
+    ap.add_argument("--self-test", action="store_true", help="check the model, print PASS")
     ap.add_argument("-c", "--config", default="128x128x64s3")
     ap.add_argument("-s", "--sms", type=int, default=132)
     ap.add_argument("-m", "--extra", default="", help="more M to predict, comma-separated")
     o = ap.parse_args()
+    if o.self_test:
+        bad = self_test()
+        for b in bad:
+            print("wave_model.py self-test: FAIL: " + b)
+        print("wave_model.py self-test: " + ("FAIL" if bad else "PASS"))
+        sys.exit(1 if bad else 0)
+    if o.csv is None:
+        ap.error("the CSV of gshmem-stage-mlp is needed (or --self-test)")
     bm, bn = (int(v) for v in o.config.split("x")[:2])
     t = load(o.csv, o.config)
     if not t:

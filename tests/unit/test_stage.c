@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gshmem_stage.h"
+#include "tests_common.h"
 
 static gshmem_stage_grid_t grid(uint32_t x, uint32_t y)
 {
@@ -227,4 +228,18 @@ Test(stage, guard_decision)
     cr_assert_eq(gshmem_stage_guard_needed(1, 2, 1, 2, 0), 1);
     /* no overflow with large grids */
     cr_assert_eq(gshmem_stage_guard_needed(0xffffffffu, 32, 0xffffffffu, 32, 1000), 1);
+}
+
+/* apps/stage/wave_model.py, the tile-level model behind the MLP results'
+ * bounds: its schedules against closed forms and its bounds against its
+ * schedules (--self-test). */
+Test(stage, wave_model_self_test, .timeout = 60)
+{
+    if (system("command -v python3 >/dev/null 2>&1") != 0)
+        cr_skip_test("no python3 on PATH");
+    test_run_t r = test_run(NULL, "python3 " GSHMEM_SOURCE_DIR "/apps/stage/wave_model.py "
+                            "--self-test", 50);
+    cr_expect_eq(r.status, 0, "exit status %d:\n%s", r.status, test_tail(&r));
+    cr_expect(r.output && strstr(r.output, "self-test: PASS"), "no PASS:\n%s", test_tail(&r));
+    test_run_free(&r);
 }
