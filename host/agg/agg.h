@@ -54,7 +54,9 @@ extern "C" {
 #endif
 
 /* ---- agg_service.c ----------------------------------------------------------- */
-/* Adds a to the service (starting the thread with the first). 0 or error. */
+/* Adds a to the service (starting the thread with the first; while the
+ * remover of the last one joins the thread, it waits for that first,
+ * bounded by GSHMEM_TIMEOUT). 0 or error (logged). */
 int gshmemi_agg_service_add(gshmemi_agg_host_t *a);
 /* Until a round that started after the call found nothing pending in a
  * (it seals everything from now on) or timeout_s passed: 0 or

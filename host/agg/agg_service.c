@@ -40,6 +40,10 @@ static struct {
     gshmemi_agg_host_t *list[16];  /* serviced aggregators */
     int n;
     pthread_t thread;
+    /* running: a thread was started and is not joined yet. stop: set by
+     * the remover of the last aggregator, which alone joins the thread;
+     * running && stop: the thread is on its way out (adders wait, on cond,
+     * until the remover joined it). */
     int running, stop;
     int cuda_device;               /* -1: host mode */
 } svc = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0, 0, -1};
@@ -126,11 +130,43 @@ static void *agg_svc_main(void *arg)
     return NULL;
 }
 
+/* Under svc.lock: until the thread that a remover stopped is joined.
+ *
+ * WHY WAIT (and not cancel the stop): the stopping thread may already have
+ * seen stop and left its loop, and then clearing stop is too late; telling
+ * the two cases apart needs one more handshake, and the thread must still
+ * be joined exactly once, by the remover that stopped it (an adder that
+ * started a new thread meanwhile would overwrite svc.thread under that
+ * remover). Waiting keeps one rule: an adder starts a thread only when
+ * none is running. The wait is short: the thread leaves after its current
+ * round and a nap of at most 1 ms, so GSHMEM_TIMEOUT only bounds a stuck
+ * round. */
+static int agg_svc_wait_joined(void)
+{
+    long limit = gshmemi_g.cfg.timeout > 0 ? gshmemi_g.cfg.timeout : 60;
+    struct timespec end;
+
+    clock_gettime(CLOCK_REALTIME, &end);
+    end.tv_sec += limit;
+    while (svc.running && svc.stop) {
+        if (pthread_cond_timedwait(&svc.cond, &svc.lock, &end) == ETIMEDOUT &&
+            svc.running && svc.stop) {
+            GSHMEMI_ERROR(AGG_SUBSYS, "gshmem_agg_create: the service thread, stopped when the "
+                          "last aggregator left, did not end within %ld s (GSHMEM_TIMEOUT): "
+                          "its last round is stuck", limit);
+            return GSHMEM_ERR_TIMEOUT;
+        }
+    }
+    return GSHMEM_SUCCESS;
+}
+
 int gshmemi_agg_service_add(gshmemi_agg_host_t *a)
 {
-    int rc = GSHMEM_SUCCESS;
+    int rc;
     pthread_mutex_lock(&svc.lock);
-    if (svc.n == (int)(sizeof svc.list / sizeof svc.list[0])) {
+    if ((rc = agg_svc_wait_joined()) != GSHMEM_SUCCESS) {
+        /* logged */
+    } else if (svc.n == (int)(sizeof svc.list / sizeof svc.list[0])) {
         GSHMEMI_ERROR(AGG_SUBSYS, "gshmem_agg_create: more than %d live aggregators",
                       svc.n);
         rc = GSHMEM_ERR_NOMEM;
@@ -182,6 +218,7 @@ int gshmemi_agg_service_quiesce(gshmemi_agg_host_t *a, long timeout_s)
 
 void gshmemi_agg_service_remove(gshmemi_agg_host_t *a)
 {
+    pthread_t thread;
     int join = 0;
     pthread_mutex_lock(&svc.lock);
     for (int i = 0; i < svc.n; i++)
@@ -190,15 +227,19 @@ void gshmemi_agg_service_remove(gshmemi_agg_host_t *a)
             break;
         }
     a->serviced = 0;
-    if (svc.n == 0 && svc.running) {
+    /* !stop: another remover (a not in the list) is joining it already */
+    if (svc.n == 0 && svc.running && !svc.stop) {
         svc.stop = 1;
+        thread = svc.thread;
         join = 1;
     }
     pthread_mutex_unlock(&svc.lock);
     if (join) {
-        pthread_join(svc.thread, NULL);
+        /* outside the lock: the thread takes it to see stop */
+        pthread_join(thread, NULL);
         pthread_mutex_lock(&svc.lock);
         svc.running = 0;
+        pthread_cond_broadcast(&svc.cond);   /* adders waiting in agg_svc_wait_joined */
         pthread_mutex_unlock(&svc.lock);
     }
 }
