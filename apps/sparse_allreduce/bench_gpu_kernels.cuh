@@ -238,6 +238,7 @@ static int bench_link_bw(cudaStream_t st, int sms, size_t bytes, int iters, doub
         return -1;
     }
     cudaMemset(src, 1, bytes);
+    cudaDeviceSynchronize();   /* legacy-stream memset: st and ps[] (non-blocking) read src */
     bg_peers p;
     p.n = 0;
     for (int i = 1; i < np; i++) {

@@ -132,6 +132,11 @@ extern "C" int gshmemi_agg_cuda_alloc(gshmemi_agg_host_t *a)
     if (e != cudaSuccess)
         return agg_cuda_err(e, "cudaMalloc of the descriptor");
     e = cudaMemcpy(d, &a->rt, sizeof a->rt, cudaMemcpyHostToDevice);
+    /* a pageable copy may return before its DMA lands, and the legacy stream
+     * does not order the non-blocking streams that read the descriptor (the
+     * warm-up round below, the service thread's, the user's) */
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(0);
     if (e == cudaSuccess)
         e = cudaHostAlloc(&s, sizeof *a->sum, cudaHostAllocMapped | cudaHostAllocPortable);
     if (e != cudaSuccess) {

@@ -86,6 +86,11 @@ static int proxy_upload(gshmemi_proxy_t *p, void *dst, const void *src, size_t n
 #if defined(GSHMEM_HAVE_CUDA)
     if (p->cuda) {
         cudaError_t e = cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice);
+        /* the copy (pageable) and proxy_alloc's cudaMemsets may still be in
+         * flight on the legacy stream, which does not order the producers'
+         * non-blocking streams: done here, not by a later sync elsewhere */
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(0);
         if (e != cudaSuccess) {
             GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: copying the channel descriptors (%zu bytes) "
                           "to the device failed: %s", n, cudaGetErrorString(e));

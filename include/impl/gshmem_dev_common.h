@@ -31,7 +31,12 @@ static int gshmemi_dstate_sync(const gshmemi_dev_state_t *s)
         if (e != GSHMEMI_RT_SUCCESS)
             return (int)e;
     }
-    return (int)gshmemi_rt_copy_to_symbol(gshmemi_dstate, s, sizeof *s);
+    gshmemi_rt_error_t e = gshmemi_rt_copy_to_symbol(gshmemi_dstate, s, sizeof *s);
+    /* the state is read next by kernels on any stream, non-blocking ones
+     * included: the copy must have landed when publishing returns */
+    if (e == GSHMEMI_RT_SUCCESS)
+        e = gshmemi_rt_wait_copies();
+    return (int)e;
 }
 
 /* Registration at load time. A C++ static object, not a constructor

@@ -58,6 +58,7 @@ typedef hipError_t gshmemi_rt_error_t;
 #define gshmemi_rt_set_device(dev) hipSetDevice(dev)
 #define gshmemi_rt_copy_to_symbol(sym, src, n)                                     \
     hipMemcpyToSymbol(HIP_SYMBOL(sym), (src), (n), 0, hipMemcpyHostToDevice)
+#define gshmemi_rt_wait_copies() hipStreamSynchronize(0)
 
 #if defined(GSHMEMI_DEV_PASS)
 #include <stdint.h>
@@ -102,6 +103,10 @@ typedef cudaError_t gshmemi_rt_error_t;
 #define gshmemi_rt_set_device(dev) cudaSetDevice(dev)
 #define gshmemi_rt_copy_to_symbol(sym, src, n)                                     \
     cudaMemcpyToSymbol(sym, (src), (n), 0, cudaMemcpyHostToDevice)
+/* waits for copies on the default stream: one from pageable memory may
+ * return before its DMA lands, and that stream does not order the user's
+ * non-blocking streams */
+#define gshmemi_rt_wait_copies() cudaStreamSynchronize(0)
 
 #if defined(GSHMEMI_DEV_PASS)
 #include <stdint.h>
