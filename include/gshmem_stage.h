@@ -42,14 +42,16 @@
  *   needed when both grids fit on the GPU together
  *   (gshmem_stage_guard_needed), nor when the consumer is launched with
  *   programmatic dependent launch after a producer that releases it once
- *   every producer block has started.
+ *   every producer block has started. gshmem_stage_launch_guard_on is the
+ *   same guard on a word of the producer's own (e.g. a counter its blocks
+ *   add to once they are resident) for producers that are not stages.
  *
  * Parts of this header:
  * - plain C (any compiler): the types, the policy and order maps and the
  *   guard decision, __host__ __device__ under nvcc, so the same code runs
  *   in kernels and in CPU unit tests;
  * - host functions (nvcc only: they allocate with the CUDA runtime):
- *   gshmem_stage_create / _destroy / _begin / _launch_guard, _pdl_config
+ *   gshmem_stage_create / _destroy / _begin / _launch_guard(_on), _pdl_config
  *   (a consumer launch by programmatic dependent launch), _wrap (a
  *   wait-only view of semaphores another component owns);
  * - device functions (nvcc only, impl/gshmem_dev_stage.h):

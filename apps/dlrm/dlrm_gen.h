@@ -137,4 +137,36 @@ static inline float dlrm_bf16_to_f32(uint16_t h)
     return f;
 }
 
+/* ---- the GPU weight generator (nvcc only): one kernel for every CUDA
+ * program that makes the weights on the GPU (dlrm_gpu.cu, apps/stage), so
+ * they all hold the same bits */
+#if defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+/* fp32 -> the storage type W (float, __half, __nv_bfloat16), rounded to
+ * nearest even as the host functions above do. */
+template <typename W> __device__ __forceinline__ W dlrm_cvt(float x);
+template <> __device__ __forceinline__ float dlrm_cvt<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half dlrm_cvt<__half>(float x)
+{
+    return __float2half_rn(x);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 dlrm_cvt<__nv_bfloat16>(float x)
+{
+    return __float2bfloat16_rn(x);
+}
+
+/* The weights of global table t (rows x D) into w, row-major, stored as
+ * W; any grid (a grid-stride loop: the values do not depend on it). */
+template <typename W>
+static __global__ void dlrm_gen_w_kernel(W *w, int64_t t, int64_t rows, int D, dlrm_seeds_t s)
+{
+    const int64_t n = rows * D;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x)
+        w[e] = dlrm_cvt<W>(dlrm_gen_w(s, t, e / D, D, (int)(e % D)));
+}
+#endif /* __CUDACC__ */
+
 #endif /* DLRM_GEN_H */

@@ -74,27 +74,6 @@ static __global__ void gen_idx_kernel(int64_t *idx, const int64_t *off, int64_t 
         idx[beg + k] = dlrm_gen_idx(s, t0 + t, k, rows);
 }
 
-template <typename W> __device__ __forceinline__ W dlrm_cvt(float x);
-template <> __device__ __forceinline__ float dlrm_cvt<float>(float x) { return x; }
-template <> __device__ __forceinline__ __half dlrm_cvt<__half>(float x)
-{
-    return __float2half_rn(x);
-}
-template <> __device__ __forceinline__ __nv_bfloat16 dlrm_cvt<__nv_bfloat16>(float x)
-{
-    return __float2bfloat16_rn(x);
-}
-
-/* The weights of global table t (rows x D). */
-template <typename W>
-static __global__ void gen_w_kernel(W *w, int64_t t, int64_t rows, int D, dlrm_seeds_t s)
-{
-    const int64_t n = rows * D;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x)
-        w[e] = dlrm_cvt<W>(dlrm_gen_w(s, t, e / D, D, (int)(e % D)));
-}
-
 /* ---- baseline kernels ------------------------------------------------------------- */
 
 typedef struct embed_args {
@@ -192,14 +171,14 @@ static void gen_weights(gpu_t *g, const dlrm_inputs_t *in, const int64_t *wrow)
     for (int64_t t = 0; t < p->tn; t++) {
         int64_t rows = wrow[t + 1] - wrow[t], at = wrow[t] * p->D;
         if (g->c.dtype == DLRM_F16)
-            gen_w_kernel<__half><<<2048, 256, 0, g->s>>>((__half *)g->W + at, p->t0 + t, rows,
-                                                         p->D, in->seeds);
+            dlrm_gen_w_kernel<__half><<<2048, 256, 0, g->s>>>((__half *)g->W + at, p->t0 + t,
+                                                              rows, p->D, in->seeds);
         else if (g->c.dtype == DLRM_BF16)
-            gen_w_kernel<__nv_bfloat16><<<2048, 256, 0, g->s>>>((__nv_bfloat16 *)g->W + at,
-                                                                p->t0 + t, rows, p->D, in->seeds);
+            dlrm_gen_w_kernel<__nv_bfloat16><<<2048, 256, 0, g->s>>>(
+                (__nv_bfloat16 *)g->W + at, p->t0 + t, rows, p->D, in->seeds);
         else
-            gen_w_kernel<float><<<2048, 256, 0, g->s>>>((float *)g->W + at, p->t0 + t, rows,
-                                                        p->D, in->seeds);
+            dlrm_gen_w_kernel<float><<<2048, 256, 0, g->s>>>((float *)g->W + at, p->t0 + t,
+                                                             rows, p->D, in->seeds);
     }
     GCU(cudaGetLastError());
 }
@@ -271,7 +250,9 @@ static int gpu_setup(dlrm_backend_t *be, const dlrm_case_t *cs, const dlrm_input
     }
     gen_weights(g, in, wrow);
     free(wrow);
-    GCU(cudaStreamSynchronize(g->s));
+    /* the device, not g->s: the cudaMemcpys above ran on the legacy stream
+     * (pageable: may return before the DMA lands), which does not order g->s */
+    GCU(cudaDeviceSynchronize());
     /* kernels and grids */
     g->embed_fn = dlrm_pick<dlrm_embed_k>(cs->dtype, p->D);
     g->embed_grid = dlrm_resident_grid(g->embed_fn, 0);

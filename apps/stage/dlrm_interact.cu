@@ -227,41 +227,6 @@ __global__ void __launch_bounds__(IBLK, IMINB) interact_kernel(interact_args_t a
     }
 }
 
-/* per_slice's launch guard: one thread waits until the fused kernel's
- * completion counter *cnt reaches target, i.e. a warp of this run finished
- * a work item, so a fused block is resident (see launch_per_slice). A wait
- * past timeout_ns reports and traps. */
-template <int Unused = 0>
-__global__ void fused_resident_kernel(const unsigned long long *cnt, unsigned long long target,
-                                      unsigned long long timeout_ns, int me)
-{
-    unsigned long long t0, t, v;
-    unsigned ns = 64;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    for (;;) {
-        asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(cnt) : "memory");
-        if (v >= target)
-            return;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        if (t - t0 > timeout_ns) {
-            printf("gshmem-stage-dlrm: PE %d: launch guard: the fused kernel completed no "
-                   "work item in %.1f s (counter %llu, needs %llu)\n", me, (t - t0) * 1e-9, v,
-                   target);
-            __trap();
-        }
-        __nanosleep(ns);
-        ns = ns < 2048 ? 2 * ns : ns;
-    }
-}
-
-template <int Unused = 0>
-__global__ void weights_kernel(float *w, int64_t t, int64_t rows, int D, dlrm_seeds_t s)
-{
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < rows * D;
-         e += (int64_t)gridDim.x * blockDim.x)
-        w[e] = dlrm_gen_w(s, t, e / D, D, (int)(e % D));
-}
-
 typedef struct opts {
     std::vector<long> tpp, batch;
     int dim, lmax, slice, iters, warmup, per_sm, order;
@@ -357,11 +322,16 @@ static void launch_per_slice(run_t *r, split_t sp)
     if (dlrm_n_items(&f->a.p) > 0 &&
         gshmem_stage_guard_needed((uint32_t)grid, (uint32_t)r->fused_per_sm, n,
                                   (uint32_t)r->inter_per_sm, (uint32_t)r->sms)) {
+        /* the guard waits until the completion counter of item 0's slice
+         * passed the previous runs' totals: a warp of this run finished an
+         * item, so a fused block is resident. The counter is the fused
+         * kernel's unsigned long long (atomicAdd's type), the same 64-bit
+         * unsigned word as the guard's uint64_t. */
         const dlrm_item_t it = dlrm_item_decode(&f->a.p, f->a.sched, f->a.order, 0);
-        const unsigned long long per_run = (unsigned long long)dlrm_slice_items(&f->a.p, it.g);
-        fused_resident_kernel<<<1, 1, 0, r->s2>>>(f->a.cnt + (int64_t)it.q * f->a.p.G + it.g,
-                                                  (e - 1) * per_run + 1, r->is.timeout_ns,
-                                                  r->p.me);
+        const uint64_t per_run = (uint64_t)dlrm_slice_items(&f->a.p, it.g);
+        const unsigned long long *cnt = f->a.cnt + (int64_t)it.q * f->a.p.G + it.g;
+        DCK(gshmem_stage_launch_guard_on((const uint64_t *)cnt, (e - 1) * per_run + 1,
+                                         r->is.timeout_ns, r->s2));
     }
     interact_kernel<<<n, IBLK, 0, r->s2>>>(r->ia, r->is, sig, 1);
     DCK(cudaGetLastError());
@@ -548,9 +518,12 @@ static void one_case(long tpp, long batch, const opts_t *o, FILE *csv)
     DCK(cudaMemcpy(r.idx, loc.idx, (size_t)loc.nnz * 8, cudaMemcpyHostToDevice));
     DCK(cudaMemcpy(r.wrow, loc.wrow, (size_t)(p->tn + 1) * 8, cudaMemcpyHostToDevice));
     for (int64_t t = 0; t < p->tn; t++)
-        weights_kernel<<<1024, 256, 0, r.s>>>(r.W + loc.wrow[t] * p->D, p->t0 + t,
-                                              loc.wrow[t + 1] - loc.wrow[t], p->D, in.seeds);
-    DCK(cudaStreamSynchronize(r.s));
+        dlrm_gen_w_kernel<float><<<1024, 256, 0, r.s>>>(r.W + loc.wrow[t] * p->D, p->t0 + t,
+                                                        loc.wrow[t + 1] - loc.wrow[t], p->D,
+                                                        in.seeds);
+    /* the device, not r.s: the pageable cudaMemcpys above (legacy stream) may
+     * return before their DMA lands, and r.s / r.s2 are non-blocking */
+    DCK(cudaDeviceSynchronize());
     dlrm_local_free(&loc);
     const size_t out_b = sizeof(float) * (size_t)(p->Bp * p->T * p->D);
     const size_t st_b = sizeof(float) * (size_t)(p->B * p->tn * p->D);

@@ -121,7 +121,8 @@ static inline gshmem_stage_policy_t gshmemi_stage_reset(gshmem_stage_t *s, uint3
 /* A stage of tiles_x x tiles_y tiles. policy NULL: per tile. USER tables
  * and order_table are host arrays, checked (gshmem_stage_check) and copied
  * to the GPU. flags: GSHMEM_STAGE_*. Semaphores and counters start at 0,
- * the run number at 0 (gshmem_stage_begin before the first run). Returns
+ * the run number at 0 (gshmem_stage_begin before the first run), all of it
+ * on the GPU when create returns (any stream may use the stage). Returns
  * 0, or -1 with the problem printed (stage left zeroed). */
 static inline int gshmem_stage_create(gshmem_stage_t *s, uint32_t tiles_x, uint32_t tiles_y,
                                       const gshmem_stage_policy_t *policy, int order,
@@ -173,6 +174,14 @@ static inline int gshmem_stage_create(gshmem_stage_t *s, uint32_t tiles_x, uint3
          gshmemi_stage_upload(order_table, n_tiles, &s->order_table) != 0)) {
         gshmem_stage_destroy(s);
         return -1;
+    }
+    /* the memsets and the pageable copies went on the legacy stream, which
+     * does not order the non-blocking streams the stage's kernels may use:
+     * everything is in place when create returns */
+    e = cudaStreamSynchronize(0);
+    if (e != cudaSuccess) {
+        gshmem_stage_destroy(s);
+        return gshmemi_stage_fail("waiting for the semaphores' initialization", e);
     }
     return 0;
 }
@@ -448,24 +457,60 @@ __device__ __forceinline__ uint32_t gshmem_stage_wait_ahead(const gshmem_stage_t
 
 /* ---- launch guard ------------------------------------------------------------------ */
 
+/* One thread: waits until *word >= value as gshmem_stage_wait waits
+ * (gshmemi_stage_spin: system-scope acquire loads, the same back-off, the
+ * same timeout report). of_stage: word is a stage's start word and value
+ * its run (the report names the producer's first tile); else any word,
+ * which the report shows as semaphore 0 and value as the run it needs. */
 template <int Unused = 0>
-__global__ void gshmemi_stage_guard_kernel(const uint64_t *started, uint64_t epoch,
-                                           uint64_t timeout_ns)
+__global__ void gshmemi_stage_guard_kernel(const uint64_t *word, uint64_t value,
+                                           uint64_t timeout_ns, int of_stage)
 {
     gshmem_stage_tile_t none = {0, 0};
-    gshmemi_stage_spin("gshmem_stage_launch_guard (producer's first tile)", started, epoch,
-                       true, timeout_ns, epoch, 0, none);
+    gshmemi_stage_spin(of_stage ? "gshmem_stage_launch_guard (producer's first tile)"
+                                : "gshmem_stage_launch_guard_on (the word as semaphore 0, "
+                                  "its value as the run)",
+                       word, value, true, timeout_ns, value, 0, none);
+}
+
+static inline cudaError_t gshmemi_stage_launch_guard(const uint64_t *word, uint64_t value,
+                                                     uint64_t timeout_ns, int of_stage,
+                                                     cudaStream_t stream)
+{
+    if (word == NULL) {
+        fprintf(stderr, "%s\n", of_stage ? "gshmem_stage_launch_guard: the producer stage has "
+                "no start word (zeroed, destroyed, or a gshmem_stage_wrap view)"
+                : "gshmem_stage_launch_guard_on: the word to wait on is NULL");
+        return cudaErrorInvalidValue;
+    }
+    gshmemi_stage_guard_kernel<<<1, 1, 0, stream>>>(word, value, timeout_ns, of_stage);
+    return cudaGetLastError();
+}
+
+/* Enqueues on stream (the consumer's, just before the consumer) a
+ * one-thread kernel that waits until the 64-bit unsigned word *word (GPU
+ * memory, or memory the GPU maps) holds at least value: the guard of
+ * gshmem_stage_launch_guard on a condition of the producer's own, e.g. a
+ * completion counter its blocks add to (the word must only count up). A
+ * wait longer than timeout_ns (a stage's timeout_ns) prints the word's
+ * value and value, then traps. Returns the launch's error
+ * (cudaErrorInvalidValue, printed, for a NULL word). */
+static inline cudaError_t gshmem_stage_launch_guard_on(const uint64_t *word, uint64_t value,
+                                                       uint64_t timeout_ns,
+                                                       cudaStream_t stream)
+{
+    return gshmemi_stage_launch_guard(word, value, timeout_ns, 0, stream);
 }
 
 /* Enqueues on stream (the consumer's, just before the consumer) a
  * one-thread kernel that waits until the current run of producer stage
- * prod started its first tile. Returns the launch's error. */
+ * prod started its first tile. Returns the launch's error
+ * (cudaErrorInvalidValue, printed, for a stage without a start word). */
 static inline cudaError_t gshmem_stage_launch_guard(const gshmem_stage_t *prod,
                                                     cudaStream_t stream)
 {
-    gshmemi_stage_guard_kernel<<<1, 1, 0, stream>>>(prod->ctl + 1, prod->epoch,
-                                                    prod->timeout_ns);
-    return cudaGetLastError();
+    return gshmemi_stage_launch_guard(prod->ctl != NULL ? prod->ctl + 1 : NULL, prod->epoch,
+                                      prod->timeout_ns, 1, stream);
 }
 
 /* Fills cfg (and its one attribute, attr) for cudaLaunchKernelEx: a launch

@@ -18,6 +18,9 @@
  *             noguard consumer launched FIRST on its own stream, no guard
  *                     (allowed: both grids fit on the GPU together, which
  *                     the program checks with gshmem_stage_guard_needed);
+ *             guard_on as guard, the guard waiting with
+ *                     gshmem_stage_launch_guard_on on the producer's tile
+ *                     counter (ctl[0]) for this run's first tile;
  *             nowait  control: the consumer does not wait; the run must see
  *                     violations (proves the check can fail).
  *     OPTS: sym    semaphores in the symmetric heap (system-scope path);
@@ -29,6 +32,12 @@
  *     posts PE 1's semaphore (gshmem_stage_post_pe); the consumer runs on PE 1.
  *   pe_stage timeout   a consumer waits for a tile nobody posts, with a 0.5 s
  *     limit: it must report the tile and trap (exit 3), not hang.
+ *   pe_stage guard_on   1 PE: a consumer behind gshmem_stage_launch_guard_on
+ *     starts only once a word another kernel counts up reached the value
+ *     (crossing 2^32: a 64-bit compare); without the guard it starts before
+ *     (control); a NULL word, and a stage without a start word, are refused.
+ *   pe_stage guard_on_timeout   the guard on a word nobody changes, 0.5 s
+ *     limit: it must report the word and trap (exit 3).
  * Prints "pe_stage: OK (PE n of N)" per PE on success. */
 #include "pe_dev.h"
 #include "gshmem_stage.h"
@@ -215,7 +224,8 @@ static void run_local(const char *pol, const char *mode, int runs, int sym, int 
 {
     tables_t tb;
     gshmem_stage_policy_t p = make_policy(pol, &tb);
-    int guard = strcmp(mode, "guard") == 0, pdl = strcmp(mode, "pdl") == 0;
+    int guard_on = strcmp(mode, "guard_on") == 0;
+    int guard = guard_on || strcmp(mode, "guard") == 0, pdl = strcmp(mode, "pdl") == 0;
     int noguard = strcmp(mode, "noguard") == 0, nowait = strcmp(mode, "nowait") == 0;
     PE_CHECK(guard || pdl || noguard || nowait, "unknown mode '%s'", mode);
     shuffle_order(&tb);
@@ -277,7 +287,11 @@ static void run_local(const char *pol, const char *mode, int runs, int sym, int 
             continue;
         } else {
             k_produce<<<PX * PY, NT, 0, s1>>>(ps, data, NULL, -1, b.ptaken);
-            CU(gshmem_stage_launch_guard(&ps, s2));
+            if (guard_on)   /* the counter: run e takes [(e - 1) n, e n) */
+                CU(gshmem_stage_launch_guard_on(ps.ctl, (ps.epoch - 1) * PX * PY + 1,
+                                                ps.timeout_ns, s2));
+            else
+                CU(gshmem_stage_launch_guard(&ps, s2));
             k_consume<<<CX * PY, NT, 0, s2>>>(cs, ps, data, nowait, ahead, b.ctaken, b.viol, b.out);
         }
         CU(cudaEventRecord(done, s2));
@@ -367,13 +381,92 @@ static void run_timeout(void)
     exit(e == cudaSuccess ? 1 : 3);
 }
 
+/* ---- gshmem_stage_launch_guard_on on a word of its own ---------------------------- */
+
+#define GW_BASE 0xfffffffeull     /* the word starts 2 below 2^32 ... */
+#define GW_TARGET 0x100000002ull  /* ... and the guard waits for it to pass 2^32 */
+#define GW_BUMPS 4                /* GW_BASE + GW_BUMPS == GW_TARGET */
+
+/* One thread: after delay_ns, adds 1 to *word GW_BUMPS times, 2 ms apart. */
+__global__ void k_bump(unsigned long long *word, uint64_t delay_ns)
+{
+    spin_ns(delay_ns);
+    for (int i = 0; i < GW_BUMPS; i++) {
+        spin_ns(2000000);
+        atomicAdd(word, 1ull);
+    }
+}
+
+/* One thread: the word's value when this kernel ran. */
+__global__ void k_peek(const unsigned long long *word, unsigned long long *seen)
+{
+    *seen = *(const volatile unsigned long long *)word;
+}
+
+static void run_guard_on(void)
+{
+    unsigned long long *word = NULL, *seen = NULL, h = 0;
+    cudaStream_t s1, s2;
+    CU(cudaMalloc((void **)&word, sizeof h));
+    CU(cudaMalloc((void **)&seen, sizeof h));
+    CU(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CU(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    for (int guarded = 1; guarded >= 0; guarded--) {
+        h = GW_BASE;
+        CU(cudaMemcpy(word, &h, sizeof h, cudaMemcpyHostToDevice));
+        CU(cudaMemset(seen, 0, sizeof h));
+        CU(cudaDeviceSynchronize());   /* on the legacy stream: s1 and s2 do not wait for it */
+        if (guarded)
+            CU(gshmem_stage_launch_guard_on((const uint64_t *)word, GW_TARGET, 10000000000ull,
+                                            s2));
+        k_peek<<<1, 1, 0, s2>>>(word, seen);
+        k_bump<<<1, 1, 0, s1>>>(word, 50000000ull);   /* 50 ms before the first bump */
+        CU_SYNC();
+        CU(cudaMemcpy(&h, seen, sizeof h, cudaMemcpyDeviceToHost));
+        printf("pe_stage: guard_on: %s consumer saw the word at %#llx (target %#llx)\n",
+               guarded ? "guarded" : "unguarded", h, GW_TARGET);
+        if (guarded)
+            PE_CHECK(h >= GW_TARGET, "the consumer behind the guard saw %#llx < %#llx", h,
+                     GW_TARGET);
+        else
+            PE_CHECK(h < GW_TARGET, "control: the unguarded consumer saw %#llx, not the value "
+                     "before the bumps: this test cannot tell a guard that waits", h);
+    }
+    gshmem_stage_t zero;
+    memset(&zero, 0, sizeof zero);
+    PE_CHECK(gshmem_stage_launch_guard_on(NULL, 1, 1000, s2) == cudaErrorInvalidValue,
+             "a NULL word was not refused");
+    PE_CHECK(gshmem_stage_launch_guard(&zero, s2) == cudaErrorInvalidValue,
+             "a stage without a start word was not refused");
+    CU_SYNC();   /* nothing launched, nothing left behind */
+    CU(cudaStreamDestroy(s1));
+    CU(cudaStreamDestroy(s2));
+    cudaFree(word);
+    cudaFree(seen);
+}
+
+static void run_guard_on_timeout(void)
+{
+    uint64_t *word = NULL;
+    CU(cudaMalloc((void **)&word, sizeof *word));
+    CU(cudaMemset(word, 0, sizeof *word));
+    CU(gshmem_stage_launch_guard_on(word, 1, 500000000ull, 0));
+    cudaError_t e = cudaDeviceSynchronize();
+    printf("pe_stage: guard_on_timeout: the guard ended with %s\n", cudaGetErrorName(e));
+    fflush(stdout);
+    exit(e == cudaSuccess ? 1 : 3);
+}
+
 int main(int argc, char **argv)
 {
     pe_dev_probe(argc, argv);
     PE_CHECK(argc >= 2, "usage: pe_stage local POLICY MODE [RUNS [OPTS]] | remote POLICY "
-             "[RUNS [OPTS]] | timeout (OPTS: sym, ahead, sym,ahead)");
+             "[RUNS [OPTS]] | timeout | guard_on | guard_on_timeout (OPTS: sym, ahead, "
+             "sym,ahead)");
     if (strcmp(argv[1], "timeout") == 0)
         run_timeout();
+    if (strcmp(argv[1], "guard_on_timeout") == 0)
+        run_guard_on_timeout();
     PE_CHECK_INIT();
     if (strcmp(argv[1], "local") == 0) {
         PE_CHECK(argc >= 4, "usage: pe_stage local POLICY MODE [RUNS [OPTS]]");
@@ -382,6 +475,8 @@ int main(int argc, char **argv)
         const char *opt = argc >= 6 ? argv[5] : "";
         run_local(argv[2], argv[3], runs, strstr(opt, "sym") != NULL,
                   strstr(opt, "ahead") != NULL);
+    } else if (strcmp(argv[1], "guard_on") == 0) {
+        run_guard_on();
     } else if (strcmp(argv[1], "remote") == 0) {
         PE_CHECK(argc >= 3, "usage: pe_stage remote POLICY [RUNS [ahead]]");
         int runs = argc >= 4 ? atoi(argv[3]) : 100;

@@ -47,6 +47,7 @@ LOCAL(strided, pdl)
 LOCAL(user, pdl)
 LOCAL(tile, noguard)
 LOCAL(user, noguard)
+LOCAL(row, guard_on)
 
 /* The consumer reads rows in order with gshmem_stage_wait_ahead. */
 #define AHEAD(policy, mode)                                                          \
@@ -111,5 +112,29 @@ Test(stage_gpu, wait_timeout_reports)
               strstr(r.output, "no post for") != NULL,
               "pe_stage timeout: status %d (want 3) and the wait report in:\n%s", r.status,
               test_tail(&r));
+    test_run_free(&r);
+}
+
+/* gshmem_stage_launch_guard_on on a word of the test's own: the consumer
+ * behind it starts only once the word passed the value (across 2^32), an
+ * unguarded one before (control); bad words are refused. */
+Test(stage_gpu, guard_on_waits_for_word, .timeout = STAGE_TIMEOUT_S + 30)
+{
+    stage_run("guard_on", 1, NULL);
+}
+
+/* The guard on a word nobody changes reports the word and traps (exit 3)
+ * after its 0.5 s limit. */
+Test(stage_gpu, guard_on_timeout_reports)
+{
+    test_require_gpu("pe_stage", "probe");
+    test_run_t r = test_run(STAGE_ENV, "%B/tests/pe/pe_stage guard_on_timeout", 60);
+    cr_assert(r.status == 3 &&
+              strstr(r.output, "gshmem: gshmem_stage_launch_guard_on (the word as semaphore "
+                     "0, its value as the run): block 0: tile (0,0) semaphore 0 holds 0, run "
+                     "1 needs 1") != NULL &&
+              strstr(r.output, "no post for") != NULL,
+              "pe_stage guard_on_timeout: status %d (want 3) and the guard report in:\n%s",
+              r.status, test_tail(&r));
     test_run_free(&r);
 }
