@@ -494,7 +494,11 @@ static inline cudaError_t gshmemi_stage_launch_guard(const uint64_t *word, uint6
  * completion counter its blocks add to (the word must only count up). A
  * wait longer than timeout_ns (a stage's timeout_ns) prints the word's
  * value and value, then traps. Returns the launch's error
- * (cudaErrorInvalidValue, printed, for a NULL word). */
+ * (cudaErrorInvalidValue, printed, for a NULL word).
+ * Launch the kernel that moves the word first, or have it loaded (launched
+ * once before, or cudaFuncGetAttributes): CUDA's lazy loading loads a
+ * kernel at its first launch, and that load may wait for running kernels,
+ * the guard included, which then waits out its timeout. */
 static inline cudaError_t gshmem_stage_launch_guard_on(const uint64_t *word, uint64_t value,
                                                        uint64_t timeout_ns,
                                                        cudaStream_t stream)
