@@ -14,18 +14,12 @@
 #include "sar_coal.cuh"
 #include "sar_gen.h"
 
-#define BG_FOR(i, n)                                                             \
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);    \
-         i += (int64_t)gridDim.x * blockDim.x)
-
-/* Warp-loop over rows: j runs over [0, n) with one warp per row. */
-#define BG_WARP_FOR(j, n)                                                        \
-    for (int64_t j = blockIdx.x * (int64_t)(blockDim.x / 32) + threadIdx.x / 32; \
-         j < (n); j += (int64_t)gridDim.x * (blockDim.x / 32))
+/* Grid-stride loops: SAR_FOR_ALL and SAR_WARP_FOR (one warp per row) of
+ * sar_coal.cuh. */
 
 __global__ static void bg_gen(sar_case_t c, int pe, int64_t n, int64_t *idx, float *val)
 {
-    BG_FOR(t, n * c.dim) {
+    SAR_FOR_ALL(t, n * c.dim) {
         int64_t i = t / c.dim;
         int col = (int)(t - i * c.dim);
         if (col == 0)
@@ -39,7 +33,7 @@ __global__ static void bg_dense_scatter(const int64_t *idx, const float *val, in
                                         int dim, float *dense, float *pres)
 {
     int lane = threadIdx.x & 31;
-    BG_WARP_FOR(i, n) {
+    SAR_WARP_FOR(i, n) {
         int64_t k = idx[i];
         float *row = dense + (size_t)k * dim;
         const float *v = val + (size_t)i * dim;
@@ -52,7 +46,7 @@ __global__ static void bg_dense_scatter(const int64_t *idx, const float *val, in
 
 __global__ static void bg_pres_flags(const float *pres, int64_t n, int32_t *flag)
 {
-    BG_FOR(k, n) flag[k] = pres[k] > 0.0f;
+    SAR_FOR_ALL(k, n) flag[k] = pres[k] > 0.0f;
 }
 
 /* o_val[j] = dense row o_idx[j], j < *U. */
@@ -61,7 +55,7 @@ __global__ static void bg_gather_rows(const float *dense, int dim, const int64_t
 {
     int lane = threadIdx.x & 31;
     int64_t n = *U;
-    BG_WARP_FOR(j, n) {
+    SAR_WARP_FOR(j, n) {
         const float *s = dense + (size_t)o_idx[j] * dim;
         float *d = o_val + (size_t)j * dim;
         for (int c = lane; c < dim; c += 32)
@@ -79,13 +73,13 @@ __global__ static void bg_union_total(const int32_t *flag, const int32_t *pos, i
 __global__ static void bg_union_idx(const int32_t *flag, const int32_t *pos, int64_t n,
                                     int64_t *o_idx)
 {
-    BG_FOR(k, n) if (flag[k]) o_idx[pos[k]] = k;
+    SAR_FOR_ALL(k, n) if (flag[k]) o_idx[pos[k]] = k;
 }
 
 __global__ static void bg_keys(const int64_t *idx, int64_t n, int64_t n_rows, uint64_t *k,
                                int32_t *p)
 {
-    BG_FOR(i, n) {
+    SAR_FOR_ALL(i, n) {
         k[i] = (uint64_t)idx[i];
         p[i] = (int32_t)i;
     }
@@ -95,12 +89,12 @@ __global__ static void bg_pad_keys(const int64_t *ukeys, const int64_t *u, int64
                                    int64_t *out)
 {
     int64_t n = *u;
-    BG_FOR(j, m) out[j] = j < n ? ukeys[j] : -1;
+    SAR_FOR_ALL(j, m) out[j] = j < n ? ukeys[j] : -1;
 }
 
 __global__ static void bg_mark(const int64_t *keys, int64_t n, int32_t *flag)
 {
-    BG_FOR(t, n) if (keys[t] >= 0) flag[keys[t]] = 1;
+    SAR_FOR_ALL(t, n) if (keys[t] >= 0) flag[keys[t]] = 1;
 }
 
 /* Local sums of my unique rows into ubuf at their union positions. */
@@ -111,7 +105,7 @@ __global__ static void bg_union_rows(const float *val, int dim, const int64_t *u
     __shared__ float *dst[8];
     int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     int64_t n = *u;
-    BG_WARP_FOR(j, n) {
+    SAR_WARP_FOR(j, n) {
         if (lane == 0)
             dst[w] = ubuf + (size_t)upos[ukeys[j]] * dim;
         __syncwarp();
@@ -127,13 +121,13 @@ __global__ static void bg_union_rows(const float *val, int dim, const int64_t *u
 /* ---- allgather ------------------------------------------------------------ */
 __global__ static void bg_pad_input(const int64_t *idx, int64_t n, int64_t m, int64_t *out)
 {
-    BG_FOR(j, m) out[j] = j < n ? idx[j] : -1;
+    SAR_FOR_ALL(j, m) out[j] = j < n ? idx[j] : -1;
 }
 
 __global__ static void bg_gathered_keys(const int64_t *gk, int64_t n, int64_t n_rows,
                                         uint64_t *k, int32_t *p)
 {
-    BG_FOR(t, n) {
+    SAR_FOR_ALL(t, n) {
         k[t] = gk[t] >= 0 ? (uint64_t)gk[t] : (uint64_t)n_rows;
         p[t] = (int32_t)t;
     }
@@ -146,7 +140,7 @@ __global__ static void bg_coalesced_rows(const float *gv, int dim, const int64_t
     __shared__ float *dst[8];
     int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     int64_t n = *u;
-    BG_WARP_FOR(j, n) {
+    SAR_WARP_FOR(j, n) {
         if (lane == 0) {
             dst[w] = o_val + (size_t)j * dim;
             o_idx[j] = ukeys[j];
@@ -173,7 +167,7 @@ __global__ static void bg_compare(const int64_t *xi, const float *xv, const int6
 {
     int lane = threadIdx.x & 31;
     unsigned long long mine = 0;
-    BG_WARP_FOR(j, n) {
+    SAR_WARP_FOR(j, n) {
         const float *a = xv + (size_t)j * dim, *b = yv + (size_t)j * dim;
         float m = 0.f;
         for (int c = lane; c < dim; c += 32)
@@ -195,8 +189,8 @@ __global__ static void bg_hash(const int64_t *xi, const float *xv, int64_t n, in
                                unsigned long long *acc)
 {
     unsigned long long s = 0;
-    BG_FOR(j, n) s += sar_mix(((uint64_t)j << 32) ^ (uint64_t)xi[j]);
-    BG_FOR(t, n * dim) s += sar_mix(((uint64_t)t << 32) | __float_as_uint(xv[t]));
+    SAR_FOR_ALL(j, n) s += sar_mix(((uint64_t)j << 32) ^ (uint64_t)xi[j]);
+    SAR_FOR_ALL(t, n * dim) s += sar_mix(((uint64_t)t << 32) | __float_as_uint(xv[t]));
     for (int o = 16; o > 0; o >>= 1)
         s += __shfl_down_sync(0xffffffffu, s, o);
     if ((threadIdx.x & 31) == 0)
