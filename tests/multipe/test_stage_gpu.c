@@ -100,19 +100,27 @@ Test(stage_gpu, remote_queue_strided_n2, .timeout = STAGE_TIMEOUT_S + 30)
     stage_run("remote strided 30", 2, "GSHMEM_DEVICE_QUEUE_ONLY=1");
 }
 
+/* pe_stage CMD waits on a word nobody moves: it must print report and "no
+ * post for", then trap (exit 3) after its 0.5 s limit. */
+static void expect_timeout_report(const char *cmd, const char *report)
+{
+    char line[128];
+    test_require_gpu("pe_stage", "probe");
+    snprintf(line, sizeof line, "%%B/tests/pe/pe_stage %s", cmd);
+    test_run_t r = test_run(STAGE_ENV, line, 60);
+    cr_assert(r.status == 3 && strstr(r.output, report) != NULL &&
+              strstr(r.output, "no post for") != NULL,
+              "pe_stage %s: status %d (want 3) and the report in:\n%s", cmd, r.status,
+              test_tail(&r));
+    test_run_free(&r);
+}
+
 /* A wait nobody answers: the tile, the semaphore and its value are printed
  * and the kernel traps (exit 3) after the stage's 0.5 s limit. */
 Test(stage_gpu, wait_timeout_reports)
 {
-    test_require_gpu("pe_stage", "probe");
-    test_run_t r = test_run(STAGE_ENV, "%B/tests/pe/pe_stage timeout", 60);
-    cr_assert(r.status == 3 &&
-              strstr(r.output, "gshmem: gshmem_stage_wait: block 0: tile (0,0) semaphore 0 "
-                     "holds 0, run 1 needs 1") != NULL &&
-              strstr(r.output, "no post for") != NULL,
-              "pe_stage timeout: status %d (want 3) and the wait report in:\n%s", r.status,
-              test_tail(&r));
-    test_run_free(&r);
+    expect_timeout_report("timeout", "gshmem: gshmem_stage_wait: block 0: tile (0,0) "
+                          "semaphore 0 holds 0, run 1 needs 1");
 }
 
 /* gshmem_stage_launch_guard_on on a word of the test's own: the consumer
@@ -127,14 +135,8 @@ Test(stage_gpu, guard_on_waits_for_word, .timeout = STAGE_TIMEOUT_S + 30)
  * after its 0.5 s limit. */
 Test(stage_gpu, guard_on_timeout_reports)
 {
-    test_require_gpu("pe_stage", "probe");
-    test_run_t r = test_run(STAGE_ENV, "%B/tests/pe/pe_stage guard_on_timeout", 60);
-    cr_assert(r.status == 3 &&
-              strstr(r.output, "gshmem: gshmem_stage_launch_guard_on (the word as semaphore "
-                     "0, its value as the run): block 0: tile (0,0) semaphore 0 holds 0, run "
-                     "1 needs 1") != NULL &&
-              strstr(r.output, "no post for") != NULL,
-              "pe_stage guard_on_timeout: status %d (want 3) and the guard report in:\n%s",
-              r.status, test_tail(&r));
-    test_run_free(&r);
+    expect_timeout_report("guard_on_timeout",
+                          "gshmem: gshmem_stage_launch_guard_on (the word as semaphore 0, its "
+                          "value as the run): block 0: tile (0,0) semaphore 0 holds 0, run 1 "
+                          "needs 1");
 }
