@@ -19,7 +19,7 @@
  * - Reach: PEs whose heaps the p2p transport mapped (same node, peer
  *   access) are served by load/store. Others (and every peer when
  *   GSHMEM_DEVICE_QUEUE_ONLY=1) take the queue path: the call posts an
- *   entry to this PE's proxy engine (host/proxy), which issues it through
+ *   entry to this PE's proxy engine (src/engine), which issues it through
  *   the host transports (impl/gshmem_dev_queue.h has the protocol). There,
  *   local buffers (put sources, get destinations) must lie in the symmetric
  *   heap or in memory registered with gshmem_register; blocking puts and
@@ -55,7 +55,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "impl/gshmem_dev_port.h"
+#include "gshmem/impl/gshmem_dev_port.h"
 #if defined(__HIPCC__)
 /* HIP (compile-checked only, see impl/gshmem_dev_port.h): clang refuses to
  * redeclare a __host__ function __host__ __device__, so gshmem.h's
@@ -70,7 +70,7 @@
 #else
 #include "gshmem.h"
 #endif
-#include "impl/gshmem_dev_state.h"
+#include "gshmem/impl/gshmem_dev_state.h"
 
 /* Redeclaring the host functions __host__ __device__ draws nvcc warning
  * 20040 ("a __host__ function redeclared with __host__ __device__"), which
@@ -195,12 +195,12 @@ __device__ int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const v
 
 } /* extern "C" */
 
-#include "impl/gshmem_dev_common.h"
-#include "impl/gshmem_dev_rma.h"
-#include "impl/gshmem_dev_sync.h"
-#include "impl/gshmem_dev_amo.h"
-#include "impl/gshmem_dev_coll.h"
-#include "impl/gshmem_dev_agg.h"   /* the aggregator (gshmem_agg.h) */
+#include "gshmem/impl/gshmem_dev_common.h"
+#include "gshmem/impl/gshmem_dev_rma.h"
+#include "gshmem/impl/gshmem_dev_sync.h"
+#include "gshmem/impl/gshmem_dev_amo.h"
+#include "gshmem/impl/gshmem_dev_coll.h"
+#include "gshmem/impl/gshmem_dev_agg.h"   /* the aggregator (gshmem_agg.h) */
 
 #if !defined(__HIPCC__)
 #pragma nv_diag_default 20040

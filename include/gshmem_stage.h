@@ -311,7 +311,7 @@ static inline int gshmem_stage_check(gshmem_stage_grid_t g, const gshmem_stage_p
 #endif
 
 #if defined(__CUDACC__)
-#include "impl/gshmem_dev_stage.h"
+#include "gshmem/impl/gshmem_dev_stage.h"
 #endif
 
 #endif /* GSHMEM_STAGE_H */

@@ -107,6 +107,6 @@ int gshmemi_collective_launch_result(unsigned long long grid_blocks, int cuda_er
 }
 #endif
 
-#include "impl/gshmemx_impl.h"
+#include "gshmem/impl/gshmemx_impl.h"
 
 #endif /* GSHMEMX_H */

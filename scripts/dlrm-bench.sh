@@ -35,7 +35,7 @@ shift
 O=${OUT:-/tmp/dlrm-out}
 R=$(mktemp -d /tmp/dlrm-bench.XXXXXX)
 mkdir -p "$O" "$R/logs"
-L="$B/host/launcher/gshmemrun"
+L="$B/tools/gshmemrun/gshmemrun"
 A="$B/apps/dlrm/gshmem-dlrm"
 IT=${DLRM_ITERS:-20}
 DEADLINE=${DLRM_DEADLINE:-86400}

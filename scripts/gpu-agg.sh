@@ -30,7 +30,7 @@ mkdir -p "$OUT/logs"
   --format=csv; nvidia-smi topo -m; nproc; } >"$OUT/machine.txt" 2>&1
 head -8 "$OUT/machine.txt"
 status=0
-L="$B/host/launcher/gshmemrun"
+L="$B/tools/gshmemrun/gshmemrun"
 
 case " $PHASES " in *" tests "*)
   echo "== GPU tests (the programs and arguments of tests/multipe/test_agg_gpu.c) =="

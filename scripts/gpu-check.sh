@@ -34,10 +34,10 @@ run() {   # run NAME TIMEOUT CMD...: one step, its log in $OUT/NAME.log
   if timeout "$t" "$@" >"$OUT/logs/$name.log" 2>&1; then echo "PASS $name"; else
     echo "FAIL $name (status $?)"; tail -5 "$OUT/logs/$name.log"; status=1; fi
 }
-L="$B/host/launcher/gshmemrun"
+L="$B/tools/gshmemrun/gshmemrun"
 mkdir -p "$OUT/logs"
-if [ -x "$B/device/gshmem-ring-gpu" ]; then
-  run ring-gpu 120 "$B/device/gshmem-ring-gpu"
+if [ -x "$B/tests/ring/gshmem-ring-gpu" ]; then
+  run ring-gpu 120 "$B/tests/ring/gshmem-ring-gpu"
 fi
 if [ -x "$B/tests/pe/pe_litmus" ]; then
   # 2^20 block-rounds per PE and variant, both paths; zero violations.

@@ -25,7 +25,7 @@ root_dir=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root_dir/build}
 nvbuild=${NVBUILD:-$root_dir/build-nvshmem}
 timeout_s=${TIMEOUT:-300}
-run=$build/host/launcher/gshmemrun
+run=$build/tools/gshmemrun/gshmemrun
 dev=$build/apps/perf/device
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)

@@ -5,7 +5,7 @@
 #   scripts/perf-host.sh OUTDIR [extra benchmark flags...]
 #
 # Environment: BUILD (build directory, default ./build), GSHMEMRUN (launcher,
-# default $BUILD/host/launcher/gshmemrun), TRANSPORTS (space-separated subset
+# default $BUILD/tools/gshmemrun/gshmemrun), TRANSPORTS (space-separated subset
 # of "shm ofi-shm ofi-tcp", default all three), TIMEOUT (seconds per run,
 # default 600). Extra flags go to both benchmarks, e.g. -n 50 -e 1M.
 # Writes OUTDIR/<benchmark>-<transport>.csv and prints every table. Exits
@@ -19,7 +19,7 @@ fi
 out=$1
 shift
 build=${BUILD:-$(pwd)/build}
-run=${GSHMEMRUN:-$build/host/launcher/gshmemrun}
+run=${GSHMEMRUN:-$build/tools/gshmemrun/gshmemrun}
 transports=${TRANSPORTS:-"shm ofi-shm ofi-tcp"}
 timeout=${TIMEOUT:-600}
 

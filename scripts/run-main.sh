@@ -20,9 +20,9 @@ if [ "$ngpu" -gt 0 ] && [ "${cuda:-0}" -gt 0 ]; then
   py=$(python3 -c "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))" 2>/dev/null || true)
   [ -n "$py" ] && export LD_LIBRARY_PATH=$py/nvidia/nccl/lib:${LD_LIBRARY_PATH:-}
   echo "== gshmem-dlrm on $ngpu GPU(s) =="
-  exec "$B/host/launcher/gshmemrun" -n "$ngpu" "$B/apps/dlrm/gshmem-dlrm" \
+  exec "$B/tools/gshmemrun/gshmemrun" -n "$ngpu" "$B/apps/dlrm/gshmem-dlrm" \
     --config G --batch 4096 --tables-per-pe 64 --check "$@"
 fi
 echo "== gshmem-dlrm on 4 CPU PEs (no GPU$([ "$ngpu" -gt 0 ] && echo " support in this build")) =="
-exec "$B/host/launcher/gshmemrun" -n 4 "$B/apps/dlrm/gshmem-dlrm" --config tiny --check \
+exec "$B/tools/gshmemrun/gshmemrun" -n 4 "$B/apps/dlrm/gshmem-dlrm" --config tiny --check \
   --device cpu "$@"

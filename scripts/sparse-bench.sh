@@ -26,7 +26,7 @@ BENCH_TIMEOUT=${BENCH_TIMEOUT:-200}
 mkdir -p "$OUT/logs"
 # Paths (NCCL from the Python environment) and the machine's rules.
 . scripts/gpu-env.sh "$B"
-L="$B/host/launcher/gshmemrun"
+L="$B/tools/gshmemrun/gshmemrun"
 X="$B/apps/sparse_allreduce/gshmem-sparse-allreduce"
 
 {

@@ -87,11 +87,11 @@ if part dev2; then
   grep -E "stage_gpu::.*(PASS|FAIL|CRASH)|Synthesis" "$OUT/tests_dev2.log" | sed 's/^/  /'
   for args in "remote tile 100" "remote row 100 ahead"; do
     env GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_TIMEOUT=30 timeout 60 \
-      "$B/host/launcher/gshmemrun" -n 2 "$B/tests/pe/pe_stage" $args \
+      "$B/tools/gshmemrun/gshmemrun" -n 2 "$B/tests/pe/pe_stage" $args \
       >>"$OUT/tests_dev2.log" 2>&1 || status=1
   done
   GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_TIMEOUT=30 GSHMEM_DEVICE_QUEUE_ONLY=1 timeout 60 \
-    "$B/host/launcher/gshmemrun" -n 2 \
+    "$B/tools/gshmemrun/gshmemrun" -n 2 \
     "$B/tests/pe/pe_stage" remote strided 30 >>"$OUT/tests_dev2.log" 2>&1 || status=1
   grep -E "pe_stage: (remote|OK)" "$OUT/tests_dev2.log" | sed 's/^/  /'
 fi

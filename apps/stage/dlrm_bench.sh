@@ -16,7 +16,7 @@
 set -uo pipefail
 B=$1
 OUT=$2
-L="$B/host/launcher/gshmemrun"
+L="$B/tools/gshmemrun/gshmemrun"
 X="$B/apps/stage/gshmem-stage-dlrm"
 export GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_SYMMETRIC_SIZE=10G
 export GSHMEM_TIMEOUT=${GSHMEM_TIMEOUT:-30}

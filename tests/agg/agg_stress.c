@@ -1,4 +1,4 @@
-/* agg_stress.c: the aggregator core (aggregator/agg_buf.h, agg_apply.h)
+/* agg_stress.c: the aggregator core (include/gshmem/agg/agg_buf.h, agg_apply.h)
  * compiled as plain C and hammered by threads, with N "PEs" simulated in one
  * process (one heap region each).
  *
@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aggregator/agg_apply.h"
+#include "gshmem/agg/agg_apply.h"
 
 #define STUCK_NS 10000000000ull   /* no progress this long: a hang */
 

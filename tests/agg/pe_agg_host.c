@@ -1,4 +1,4 @@
-/* pe_agg_host: the aggregator's runtime (host/agg + aggregator/agg_rt.h)
+/* pe_agg_host: the aggregator's runtime (src/api/agg + include/gshmem/agg/agg_rt.h)
  * in host mode: host threads play the kernels' part on a host heap over
  * shm, with the proxy engine over host channels (gshmemi_proxy_start_host)
  * and the service thread applying and ageing buffers on the host. Same
@@ -29,9 +29,9 @@
 #include "gshmem.h"
 #include "gshmem_agg.h"
 #include "pe_check.h"
-#include "gshmemi.h"
-#include "proxy/proxy.h"
-#include "agg/agg.h"
+#include "api/gshmemi.h"
+#include "engine/proxy.h"
+#include "api/agg/agg.h"
 #include "agg_gen.h"
 
 #define SEED 0x616767ull

@@ -1,4 +1,4 @@
-/* test_agg_service.c: the aggregator's service thread (host/agg/agg_service.c)
+/* test_agg_service.c: the aggregator's service thread (src/api/agg/agg_service.c)
  * as aggregators come and go: gshmemi_agg_service_add / _quiesce / _remove
  * driven directly, from several host threads, with fake aggregators.
  *
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agg/agg.h"
+#include "api/agg/agg.h"
 #include "gshmem.h"
 
 #define SVC_WAIT_S 5          /* bound of every wait of these tests */

@@ -6,7 +6,7 @@
 #define GSHMEM_TESTS_FAKE_BOOT_H
 
 #include <stddef.h>
-#include "bootstrap/bootstrap.h"
+#include "base/bootstrap/bootstrap.h"
 
 typedef struct fake_boot fake_boot_t;
 

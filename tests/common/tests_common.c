@@ -141,7 +141,7 @@ test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *arg
                         int timeout_s)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
              n, timeout_s, prog, args ? args : "");
     return test_run(test_tp_env(tp), cmd, timeout_s + 10);
 }

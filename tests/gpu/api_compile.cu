@@ -6,7 +6,7 @@
  *
  * The same file is the HIP compile check (gshmem-device-api-hip-check:
  * hipcc -x hip --offload-arch=gfx90a -c, object only, nothing links or
- * runs; see include/impl/gshmem_dev_port.h). */
+ * runs; see include/gshmem/impl/gshmem_dev_port.h). */
 #include <stdio.h>
 #include <string.h>
 

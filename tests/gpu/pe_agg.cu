@@ -1,4 +1,4 @@
-/* pe_agg: the aggregator from kernels (include/impl/gshmem_dev_agg.h), run
+/* pe_agg: the aggregator from kernels (include/gshmem/impl/gshmem_dev_agg.h), run
  * by tests/multipe/test_agg_gpu.c and scripts/gpu-agg.sh under gshmemrun
  * with GSHMEM_HEAP=cuda; the path (queue over p2p, queue over ofi, or
  * direct P2P stores) comes from the environment.

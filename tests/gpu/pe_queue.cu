@@ -25,7 +25,7 @@
 extern "C" {
 struct gshmemi_state;
 extern struct gshmemi_state gshmemi_g;
-void gshmemi_proxy_stop(struct gshmemi_state *g);   /* host/proxy/proxy.h */
+void gshmemi_proxy_stop(struct gshmemi_state *g);   /* src/engine/proxy.h */
 }
 
 #define NB 16

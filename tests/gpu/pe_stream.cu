@@ -19,7 +19,7 @@
  *     a fitting grid runs a kernel calling gshmem_barrier_all many times. */
 #include "pe_dev.h"
 #include "gshmemx.h"
-#include "stream/stream_impl.h"
+#include "api/stream/stream_impl.h"
 
 #define NT 256
 #define GM 1024        /* int32 put to the right PE per replay */

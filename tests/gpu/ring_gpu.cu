@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "device/sq.h"
+#include "gshmem/ring/sq.h"
 
 #define N_CHANNELS 4
 #define CAPACITY 1024

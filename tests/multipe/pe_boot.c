@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bootstrap/bootstrap.h"
+#include "base/bootstrap/bootstrap.h"
 #include "gshmem_types.h"
-#include "util/config.h"
-#include "util/log.h"
+#include "base/util/config.h"
+#include "base/util/log.h"
 #include "pe_check.h"
 
 static int my_pe = -1;

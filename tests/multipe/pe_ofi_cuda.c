@@ -1,6 +1,6 @@
 /* pe_ofi_cuda: the ofi transport serving a CUDA heap through its staging
  * path (active messages through host bounce buffers, applied by each
- * target; transports/ofi/ofi_stage.c), through the public host API. The
+ * target; src/transports/ofi/ofi_stage.c), through the public host API. The
  * heap is device memory, so this program fills and checks it with
  * cudaMemcpy, found at run time (dlsym: libgshmem brings the CUDA runtime
  * in CUDA builds), so it builds everywhere. Modes (argv[1]):

@@ -17,14 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap/bootstrap.h"
+#include "base/bootstrap/bootstrap.h"
 #include "gshmem.h"
 #include "gshmem_types.h"
-#include "heap/heap.h"
+#include "base/heap/heap.h"
 #include "transports/p2p/p2p.h"
 #include "transports/transport.h"
-#include "util/config.h"
-#include "util/log.h"
+#include "base/util/config.h"
+#include "base/util/log.h"
 #include "pe_check.h"
 
 #pragma weak gshmemi_p2p_ops

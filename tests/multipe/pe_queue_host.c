@@ -1,4 +1,4 @@
-/* pe_queue_host: the proxy engine (host/proxy) driven by HOST threads that
+/* pe_queue_host: the proxy engine (src/engine) driven by HOST threads that
  * play the GPU's part: they post queue-path entries (impl/gshmem_dev_queue.h)
  * into an engine started over host-memory channels
  * (gshmemi_proxy_start_host), on a host heap over shm. Runs everywhere (no
@@ -23,7 +23,7 @@
 
 #include "gshmem.h"
 #include "pe_check.h"
-#include "proxy/proxy.h"
+#include "engine/proxy.h"
 
 #define NT 8          /* producer threads per PE */
 #define SLICE 512     /* uint64 per thread slice */

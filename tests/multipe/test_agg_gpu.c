@@ -23,7 +23,7 @@ static test_run_t ag_run(const char *env, const char *args, int n, int want_ok)
 {
     char cmd[512];
     test_require_gpu("pe_agg", "probe");
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/pe_agg "
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %%B/tests/pe/pe_agg "
              "%s", n, AG_TIMEOUT_S, args);
     test_run_t r = test_run(env, cmd, AG_TIMEOUT_S + 15);
     if (want_ok)

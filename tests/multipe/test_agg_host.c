@@ -15,7 +15,7 @@
 static test_run_t ah_run(const char *args, int n)
 {
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d "
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
              "%%B/tests/pe/pe_agg_host %s", n, AH_TIMEOUT_S, args);
     test_run_t r = test_run(AH_ENV, cmd, AH_TIMEOUT_S + 15);
     cr_assert(r.status == 0 && test_count_of(r.output, "pe_agg_host: OK (PE ") == n,

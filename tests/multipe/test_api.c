@@ -14,7 +14,7 @@
 static test_run_t api_run_pes(const char *tp, int n, const char *prog, const char *args)
 {
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
              n, API_TIMEOUT_S, prog, args ? args : "");
     return test_run(test_tp_env(tp), cmd, API_TIMEOUT_S + 10);
 }
@@ -78,7 +78,7 @@ Test(api_info, table_and_transports, .timeout = 60)
 {
     char env[256];
     snprintf(env, sizeof env, "%s GSHMEM_INFO=1", test_tp_env("shm"));
-    test_run_t r = test_run(env, "%B/host/launcher/gshmemrun -n 2 --timeout 30 "
+    test_run_t r = test_run(env, "%B/tools/gshmemrun/gshmemrun -n 2 --timeout 30 "
                             "%B/tests/pe/pe_api_rma", 40);
     cr_expect(r.status == 0, "pe_api_rma with GSHMEM_INFO=1: exit status %d:\n%s", r.status,
               test_tail(&r));

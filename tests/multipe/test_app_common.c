@@ -26,7 +26,7 @@ static void nccl_gpu(int n)
     char cmd[256];
     snprintf(cmd, sizeof cmd, "probe %d", n);
     test_require_gpu_at("tests/pe/pe_app_nccl", cmd);
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout 120 "
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout 120 "
              "%%B/tests/pe/pe_app_nccl", n);
     test_run_t r = test_run("GSHMEM_HEAP=cuda NCCL_NVLS_ENABLE=0", cmd, 140);
     cr_expect(r.status == 0 && test_count_of(r.output, "pe_app_nccl: OK (PE ") == n,

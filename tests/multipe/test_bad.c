@@ -15,7 +15,7 @@ static test_run_t run_bad(const char *tp, int n, const char *mode, const char *e
     char env[512], cmd[512];
     const char *tp_env = test_tp_env(tp);
     snprintf(env, sizeof env, "%s %s", tp_env, extra_env ? extra_env : "");
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d "
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
              "%%B/tests/pe/pe_bad %s", n, BAD_TIMEOUT_S, mode);
     return test_run(env, cmd, BAD_TIMEOUT_S + 10);
 }

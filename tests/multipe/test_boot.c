@@ -13,7 +13,7 @@ static test_run_t run_boot(const char *env, int n, const char *mode, int timeout
 {
     char cmd[512];
     snprintf(cmd, sizeof cmd,
-             "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/pe_boot %s", n,
+             "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %%B/tests/pe/pe_boot %s", n,
              timeout, mode);
     return test_run(env, cmd, timeout + 15);
 }

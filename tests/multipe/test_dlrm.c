@@ -21,7 +21,7 @@
 static test_run_t dlrm_run(const char *tp, int n, const char *args)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d "
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
              "%%B/apps/dlrm/gshmem-dlrm --device cpu %s", n, DLRM_TIMEOUT, args);
     return test_run(test_tp_env(tp), cmd, DLRM_TIMEOUT + 10);
 }
@@ -91,7 +91,7 @@ Test(dlrm, gpu_network_path_p4, .timeout = 300)
                             "GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=lo "
                             "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 "
                             "NCCL_SOCKET_IFNAME=lo GSHMEM_TIMEOUT=60",
-                            "%B/host/launcher/gshmemrun -n 4 --timeout 240 " DLRM_BIN
+                            "%B/tools/gshmemrun/gshmemrun -n 4 --timeout 240 " DLRM_BIN
                             " --device gpu --config G --batch 2048 --tables-per-pe 32,64 "
                             "--iters 2 --warmup 1", 260);
     cr_assert_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));

@@ -23,7 +23,7 @@ static void dev_run_with(const char *prog, const char *args, int n, const char *
     char cmd[512], ok[128], env[512];
 
     test_require_gpu("pe_dev_rma", "probe");
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
              n, DEV_TIMEOUT_S, prog, args ? args : "");
     snprintf(env, sizeof env, "%s %s", DEV_ENV, extra_env ? extra_env : "");
     test_run_t r = test_run(env, cmd, DEV_TIMEOUT_S + 15);
@@ -48,7 +48,7 @@ static void dev_misuse(const char *mode, const char *want, const char *want2, in
 
     test_require_gpu("pe_dev_rma", "probe");
     if (with_launcher)
-        snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n 2 --timeout 60 "
+        snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n 2 --timeout 60 "
                  "%%B/tests/pe/pe_dev_errors %s", mode);
     else
         snprintf(cmd, sizeof cmd, "%%B/tests/pe/pe_dev_errors %s", mode);

@@ -9,7 +9,7 @@
 
 #include "tests_common.h"
 
-#define RUN "%B/host/launcher/gshmemrun "
+#define RUN "%B/tools/gshmemrun/gshmemrun "
 #define PROG " %B/tests/pe/pe_launcher "
 
 Test(launcher, all_pes_start_and_exit_zero)

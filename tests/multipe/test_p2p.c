@@ -15,7 +15,7 @@ static void p2p_check(const char *env, int n, const char *mode)
 
     test_require_gpu("pe_p2p", "probe");
     snprintf(cmd, sizeof cmd,
-             "%%B/host/launcher/gshmemrun -n %d --timeout 120 %%B/tests/pe/pe_p2p %s", n, mode);
+             "%%B/tools/gshmemrun/gshmemrun -n %d --timeout 120 %%B/tests/pe/pe_p2p %s", n, mode);
     test_run_t r = test_run(env, cmd, 135);
     snprintf(want, sizeof want, "pe_p2p: OK (PE ");
     cr_assert_eq(r.status, 0, "-n %d %s: status %d, output:\n%s", n, mode, r.status, test_tail(&r));

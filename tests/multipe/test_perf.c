@@ -16,7 +16,7 @@
 static test_run_t run_app(const char *tp, int n, const char *bin, const char *args)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/%s %s", n,
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %%B/%s %s", n,
              PERF_TIMEOUT, bin, args ? args : "");
     return test_run(test_tp_env(tp), cmd, PERF_TIMEOUT + 10);
 }

@@ -25,7 +25,7 @@ static test_run_t pd_run(const char *prog, const char *args)
     char cmd[1024];
     snprintf(cmd, sizeof cmd, PD_DIR "%s", prog);
     test_require_gpu_at(cmd, "probe");
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n 2 --timeout %d %%B/" PD_DIR "%s %s",
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n 2 --timeout %d %%B/" PD_DIR "%s %s",
              PD_TIMEOUT, prog, args);
     test_run_t r = test_run(PD_ENV, cmd, PD_TIMEOUT + 15);
     cr_assert_eq(r.status, 0, "%s %s: status %d after %.1f s:\n%s", prog, args, r.status,

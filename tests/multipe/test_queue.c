@@ -1,4 +1,4 @@
-/* test_queue: the device API's queue path and its proxy engine (host/proxy).
+/* test_queue: the device API's queue path and its proxy engine (src/engine).
  *
  * queue/host_*: the engine over host-memory channels, driven by host threads
  * (tests/multipe/pe_queue_host.c) on a host heap over shm: runs everywhere.
@@ -33,7 +33,7 @@
 static test_run_t q_run(const char *env, const char *prog, const char *mode, int n)
 {
     char cmd[512], ok[64];
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d "
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
              "%%B/tests/pe/%s %s", n, Q_TIMEOUT_S, prog, mode);
     test_run_t r = test_run(env, cmd, Q_TIMEOUT_S + 15);
     snprintf(ok, sizeof ok, "%s: OK (PE ", prog);

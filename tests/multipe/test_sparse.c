@@ -19,7 +19,7 @@
 static test_run_t run_sparse(const char *env, int n, const char *args)
 {
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d " SPARSE_BIN " %s",
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d " SPARSE_BIN " %s",
              n, SPARSE_TIMEOUT, args);
     return test_run(env, cmd, SPARSE_TIMEOUT + 20);
 }

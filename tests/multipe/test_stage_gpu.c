@@ -21,7 +21,7 @@ static void stage_run(const char *args, int n, const char *extra_env)
     char cmd[512], env[512];
 
     test_require_gpu("pe_stage", "probe");
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d "
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
              "%%B/tests/pe/pe_stage %s", n, STAGE_TIMEOUT_S, args);
     snprintf(env, sizeof env, "%s %s", STAGE_ENV, extra_env ? extra_env : "");
     test_run_t r = test_run(env, cmd, STAGE_TIMEOUT_S + 15);

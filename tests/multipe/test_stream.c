@@ -21,7 +21,7 @@ static test_run_t stream_run(const char *prog, const char *okname, int n)
     char cmd[512], ok[128];
 
     test_require_gpu(prog, "probe");
-    snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n %d --timeout %d %%B/tests/pe/%s",
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %%B/tests/pe/%s",
              n, STREAM_TIMEOUT_S, prog);
     test_run_t r = test_run(STREAM_ENV, cmd, STREAM_TIMEOUT_S + 15);
     snprintf(ok, sizeof ok, "%s: OK (PE ", okname);
@@ -62,7 +62,7 @@ static void stream_misuse(const char *mode, const char *env, const char *want, c
     if (strcmp(mode, "no_init") == 0)
         snprintf(cmd, sizeof cmd, "%%B/tests/pe/pe_stream_c %s", mode);
     else
-        snprintf(cmd, sizeof cmd, "%%B/host/launcher/gshmemrun -n 2 --timeout 60 "
+        snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n 2 --timeout 60 "
                  "%%B/tests/pe/pe_stream_c %s", mode);
     test_run_t r = test_run(env, cmd, 75);
     cr_assert(r.status != 0 && strstr(r.output, want) != NULL &&

@@ -1,5 +1,5 @@
 /* ring_stress.c: many producer threads, one consumer thread, one small
- * SQ/CQ ring (device/sq.h compiled as plain C).
+ * SQ/CQ ring (include/gshmem/ring/sq.h compiled as plain C).
  *
  * Each message carries (producer id, sequence). The consumer checks that
  * every message arrives exactly once and in per-producer order, that each
@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "device/sq.h"
+#include "gshmem/ring/sq.h"
 
 #define STUCK_S 10.0   /* consumer idle this long: declare a hang */
 #define MAX_REPORTS 10

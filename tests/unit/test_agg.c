@@ -1,7 +1,7 @@
-/* test_agg.c: the aggregator core (aggregator/agg_buf.h, agg_apply.h) on the
+/* test_agg.c: the aggregator core (include/gshmem/agg/agg_buf.h, agg_apply.h) on the
  * host: single-thread checks of records, sealing, back-pressure, age flush,
  * bad input and apply validation here, and the runtime protocol's claim
- * and release rules (aggregator/agg_rt.h); the threaded stress, time-flush
+ * and release rules (include/gshmem/agg/agg_rt.h); the threaded stress, time-flush
  * and ThreadSanitizer programs of aggregator/CMakeLists.txt run by path
  * (the multi-PE runtime: tests/multipe/test_agg_host.c). */
 #include <criterion/criterion.h>
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "aggregator/agg_rt.h"
+#include "gshmem/agg/agg_rt.h"
 #include "tests_common.h"
 
-#define STRESS "%B/aggregator/gshmem-agg-stress"
+#define STRESS "%B/tests/agg/gshmem-agg-stress"
 #define NPES 3
 #define NBUFS 2
 #define BUF 64
@@ -367,10 +367,10 @@ Test(agg, stress_one_buffer, .timeout = 120)
 
 Test(agg, stress_tsan, .timeout = 180)
 {
-    if (access(GSHMEM_BUILD_DIR "/aggregator/gshmem-agg-stress-tsan", X_OK) != 0)
+    if (access(GSHMEM_BUILD_DIR "/tests/agg/gshmem-agg-stress-tsan", X_OK) != 0)
         cr_skip_test("gshmem-agg-stress-tsan not built (no -fsanitize=thread, or "
                      "GSHMEM_SANITIZE=ON)");
-    run_stress("%B/aggregator/gshmem-agg-stress-tsan",
+    run_stress("%B/tests/agg/gshmem-agg-stress-tsan",
                "-p 32 -n 1500 -P 4 -b 600 -k 2 -d 10 -w 100", 90);
 }
 

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "gshmem_types.h"
-#include "heap/heap.h"
-#include "util/log.h"
+#include "base/heap/heap.h"
+#include "base/util/log.h"
 #include "tests_common.h"
 
 static gshmemi_alloc_t *mk(size_t size)

@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bootstrap/bootstrap.h"
-#include "bootstrap/bootstrap_int.h"
-#include "bootstrap/local_proto.h"
+#include "base/bootstrap/bootstrap.h"
+#include "base/bootstrap/bootstrap_int.h"
+#include "base/bootstrap/local_proto.h"
 #include "gshmem_types.h"
-#include "util/log.h"
+#include "base/util/log.h"
 
 static gshmemi_config_t make_cfg(const char *boot, long timeout)
 {

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "gshmem_types.h"
-#include "util/config.h"
-#include "util/log.h"
+#include "base/util/config.h"
+#include "base/util/log.h"
 #include "tests_common.h"
 
 extern char **environ;
@@ -286,7 +286,7 @@ Test(config, info_lists_every_setting)
 {
     static const char *const names[] = {
 #define GSHMEMI_CFG(type, NAME, field, dflt, help) "GSHMEM_" #NAME,
-#include "util/config_table.h"
+#include "base/util/config_table.h"
 #undef GSHMEMI_CFG
     };
     gshmemi_config_t cfg;

@@ -1,5 +1,5 @@
 /* test_device_state: the registry that hands the device API's state to
- * every CUDA translation unit (host/core/device_state.c). Host only: the
+ * every CUDA translation unit (src/api/core/device_state.c). Host only: the
  * callbacks here stand in for the per-TU cudaMemcpyToSymbol functions.
  *
  * In a CUDA build, libgshmem's own CUDA module (the on-stream kernels)
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "gshmem_types.h"
-#include "impl/gshmem_dev_state.h"
+#include "gshmem/impl/gshmem_dev_state.h"
 #include "tests_common.h"
 
 static void ds_require_usable(void)

@@ -1,12 +1,12 @@
 /* test_engine_validate: the proxy engine's entry validation
- * (host/proxy/validate.c): every op and flag, PE range, remote ranges at
+ * (src/engine/validate.c): every op and flag, PE range, remote ranges at
  * and across the heap's end (overflow included), AMO/signal alignment,
  * local ranges in the heap, in a registered region and outside both, and
  * the two-slot entries' continuation. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "proxy/proxy.h"
+#include "engine/proxy.h"
 
 #define HEAP_SIZE 65536ull
 static char heap[HEAP_SIZE];

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "gshmem_types.h"
-#include "heap/heap.h"
-#include "util/log.h"
+#include "base/heap/heap.h"
+#include "base/util/log.h"
 
 Test(heap, host_create_shared)
 {

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "gshmem.h"
-#include "util/log.h"
+#include "base/util/log.h"
 #include "tests_common.h"
 
 Test(log, parse_level)

@@ -17,7 +17,7 @@
 
 #include "gshmem_types.h"
 #include "test_ofi.h"
-#include "util/log.h"
+#include "base/util/log.h"
 #include "fake_boot.h"
 
 #define FB_SLOT 4096

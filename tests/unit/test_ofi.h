@@ -3,7 +3,7 @@
 #ifndef TEST_OFI_H
 #define TEST_OFI_H
 
-#include "heap/heap.h"
+#include "base/heap/heap.h"
 #include "transports/transport.h"
 
 #define TOFI_HEAP_SIZE (40u << 20)

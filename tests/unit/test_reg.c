@@ -3,8 +3,8 @@
 #include <stdint.h>
 
 #include "gshmem_types.h"
-#include "heap/heap.h"
-#include "util/log.h"
+#include "base/heap/heap.h"
+#include "base/util/log.h"
 
 static char mem[4096];
 

@@ -1,4 +1,4 @@
-/* test_ring.c: the SQ/CQ ring (device/sq.h) on the host: single-thread
+/* test_ring.c: the SQ/CQ ring (include/gshmem/ring/sq.h) on the host: single-thread
  * checks here, and the stress programs of device/CMakeLists.txt run by path
  * (many producer threads; ThreadSanitizer; engine death; the GPU program). */
 #include <criterion/criterion.h>
@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "device/sq.h"
+#include "gshmem/ring/sq.h"
 #include "tests_common.h"
 
-#define STRESS "%B/device/gshmem-ring-stress"
+#define STRESS "%B/tests/ring/gshmem-ring-stress"
 
 typedef struct ring_mem {
     gshmemi_wqe_t slots[64];
@@ -137,10 +137,10 @@ Test(ring, stress_engine_death, .timeout = 60)
 
 Test(ring, stress_tsan, .timeout = 180)
 {
-    if (access(GSHMEM_BUILD_DIR "/device/gshmem-ring-stress-tsan", X_OK) != 0)
+    if (access(GSHMEM_BUILD_DIR "/tests/ring/gshmem-ring-stress-tsan", X_OK) != 0)
         cr_skip_test("gshmem-ring-stress-tsan not built (no -fsanitize=thread, or "
                      "GSHMEM_SANITIZE=ON)");
-    const char *cmd = "%B/device/gshmem-ring-stress-tsan -p 64 -n 300000 -c 256 -q 500";
+    const char *cmd = "%B/tests/ring/gshmem-ring-stress-tsan -p 64 -n 300000 -c 256 -q 500";
     test_run_t r = test_run("TSAN_OPTIONS=halt_on_error=1", cmd, 120);
     cr_log_info("tsan: %.2f s\n%s", r.seconds, r.output ? r.output : "");
     cr_expect_eq(r.status, 0, "exit status %d:\n%s", r.status, test_tail(&r));
@@ -153,9 +153,9 @@ Test(ring, stress_tsan, .timeout = 180)
 /* The GPU program, when built (GSHMEM_ENABLE_CUDA): PASS, or a visible SKIP. */
 Test(ring, gpu_producers, .timeout = 180)
 {
-    if (access(GSHMEM_BUILD_DIR "/device/gshmem-ring-gpu", X_OK) != 0)
+    if (access(GSHMEM_BUILD_DIR "/tests/ring/gshmem-ring-gpu", X_OK) != 0)
         cr_skip_test("gshmem-ring-gpu not built (GSHMEM_ENABLE_CUDA=OFF)");
-    test_run_t r = test_run(NULL, "%B/device/gshmem-ring-gpu", 120);
+    test_run_t r = test_run(NULL, "%B/tests/ring/gshmem-ring-gpu", 120);
     cr_log_info("gpu: %.2f s\n%s", r.seconds, r.output ? r.output : "");
     int skipped = r.output && strstr(r.output, "SKIP: no CUDA device");
     cr_expect_eq(r.status, 0, "exit status %d:\n%s", r.status, test_tail(&r));

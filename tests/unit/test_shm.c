@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "gshmem_types.h"
-#include "util/log.h"
+#include "base/util/log.h"
 #include "transports/transport.h"
 #include "fake_boot.h"
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "gshmem_types.h"
-#include "util/log.h"
+#include "base/util/log.h"
 #include "transports/transport.h"
 
 #define OPS_HEAP (256u * 1024)

@@ -1,0 +1,279 @@
+/* gshmem_dev_common.h: the per-TU device state, its registration with the
+ * library, and the helpers of every device call (checks, address
+ * translation, thread groups, the copy loop, the queue path's fallback).
+ * The queue path itself (device producer) is impl/gshmem_dev_queue.h,
+ * included at the end.
+ * Included by gshmem_device.h only. */
+#ifndef GSHMEMI_DEV_COMMON_H
+#define GSHMEMI_DEV_COMMON_H
+
+#include <stdio.h>
+#include "gshmem_dev_port.h"
+#include "gshmem/ring/port.h"
+
+/* ---- the state: one copy per translation unit (no -rdc needed) ------------ */
+static __constant__ gshmemi_dev_state_t gshmemi_dstate;
+
+#if !defined(GSHMEMI_DEV_PASS)
+/* Copies the library's state into this TU's copy, through the cudart this
+ * TU links, on the heap's device. Returns 0 or a cudaError_t (HIP: a
+ * hipError_t through the HIP runtime). */
+static int gshmemi_dstate_sync(const gshmemi_dev_state_t *s)
+{
+    if (s->abi != GSHMEMI_DEV_STATE_ABI || s->size != sizeof(gshmemi_dev_state_t)) {
+        fprintf(stderr, "gshmem: device state ABI %u (%u bytes) from the library, this "
+                "program was compiled with gshmem_device.h ABI %u (%zu bytes): rebuild it\n",
+                s->abi, s->size, GSHMEMI_DEV_STATE_ABI, sizeof(gshmemi_dev_state_t));
+        return (int)GSHMEMI_RT_ERR_INVALID_VALUE;
+    }
+    if (s->cuda_device >= 0) {
+        gshmemi_rt_error_t e = gshmemi_rt_set_device(s->cuda_device);
+        if (e != GSHMEMI_RT_SUCCESS)
+            return (int)e;
+    }
+    gshmemi_rt_error_t e = gshmemi_rt_copy_to_symbol(gshmemi_dstate, s, sizeof *s);
+    /* the state is read next by kernels on any stream, non-blocking ones
+     * included: the copy must have landed when publishing returns */
+    if (e == GSHMEMI_RT_SUCCESS)
+        e = gshmemi_rt_wait_copies();
+    return (int)e;
+}
+
+/* Registration at load time. A C++ static object, not a constructor
+ * function: its initializer runs after nvcc's module registration of this
+ * TU (__cudaRegisterAll), so a TU loaded after init (dlopen) can have its
+ * state copied at once. Its destructor forgets the TU at unload. */
+namespace {
+struct gshmemi_dstate_registration {
+    gshmemi_dstate_registration() { (void)gshmemi_device_state_register(gshmemi_dstate_sync); }
+    ~gshmemi_dstate_registration() { gshmemi_device_state_unregister(gshmemi_dstate_sync); }
+};
+}
+static gshmemi_dstate_registration gshmemi_dstate_registration_obj;
+#endif /* host pass */
+
+#if defined(GSHMEMI_DEV_PASS)
+
+/* GSHMEMI_DEV, GSHMEMI_DEV_COLD, GSHMEMI_DEV_API: impl/gshmem_dev_port.h */
+
+/* ---- reporting misuse: print what and where, then trap --------------------- */
+
+GSHMEMI_DEV_COLD void gshmemi_dev_fail_state(const char *call)
+{
+    printf("gshmem: %s: device state not published (gshmem_init not called, finalized, "
+           "or the heap is not a CUDA heap: set GSHMEM_HEAP=cuda)\n", call);
+    gshmemi_dev_trap();
+}
+
+GSHMEMI_DEV_COLD void gshmemi_dev_fail_pe(const char *call, int pe)
+{
+    if (gshmemi_dstate.n_pes == 0)
+        gshmemi_dev_fail_state(call);
+    printf("gshmem: PE %d: %s: invalid PE %d (n_pes %d)\n", gshmemi_dstate.my_pe, call, pe,
+           gshmemi_dstate.n_pes);
+    gshmemi_dev_trap();
+}
+
+GSHMEMI_DEV_COLD void gshmemi_dev_fail_addr(const char *call, const char *what,
+                                            const void *addr, size_t n)
+{
+    const gshmemi_dev_state_t &s = gshmemi_dstate;
+    if (s.n_pes == 0)
+        gshmemi_dev_fail_state(call);
+    printf("gshmem: PE %d: %s: %s %p (%llu bytes) is not inside the symmetric heap "
+           "[%p, %p)\n", s.my_pe, call, what, addr, (unsigned long long)n,
+           (void *)s.heap_base, (void *)(s.heap_base + s.heap_size));
+    gshmemi_dev_trap();
+}
+
+GSHMEMI_DEV_COLD void gshmemi_dev_fail_arg(const char *call, const char *what, long long v)
+{
+    if (gshmemi_dstate.n_pes == 0)
+        gshmemi_dev_fail_state(call);
+    printf("gshmem: PE %d: %s: invalid %s %lld\n", gshmemi_dstate.my_pe, call, what, v);
+    gshmemi_dev_trap();
+}
+
+/* ==== the queue path's entry point ==========================================
+ * Every device call that finds no load/store mapping of a remote PE takes
+ * the queue path (impl/gshmem_dev_queue.h: WQEs to the proxy engine through
+ * the channel rings). This is its last resort: no engine runs (the device
+ * state has no channels), which happens only when every PE was mapped. */
+GSHMEMI_DEV_COLD void gshmemi_dev_queue_off(const char *call, int pe)
+{
+    if (gshmemi_dstate.n_pes == 0)
+        gshmemi_dev_fail_state(call);
+    printf("gshmem: PE %d: %s: PE %d is not reachable by load/store and no proxy engine "
+           "runs for the queue path\n", gshmemi_dstate.my_pe, call, pe);
+    gshmemi_dev_trap();
+}
+/* ==== end of the queue path's entry point =================================== */
+
+/* ---- checks ------------------------------------------------------------------ */
+
+GSHMEMI_DEV bool gshmemi_dev_checks_on(void)
+{
+    return (gshmemi_dstate.flags & GSHMEMI_DEV_F_NO_CHECKS) == 0;
+}
+
+GSHMEMI_DEV bool gshmemi_dev_in_heap(const void *addr, size_t n)
+{
+    uintptr_t a = (uintptr_t)addr, b = (uintptr_t)gshmemi_dstate.heap_base;
+    uint64_t size = gshmemi_dstate.heap_size;
+    return a >= b && a - b <= size && n <= size - (a - b);
+}
+
+/* A remote access of [addr, addr+n) at pe. Zero-byte operations are not
+ * checked (they are no-ops). */
+GSHMEMI_DEV void gshmemi_dev_check(const char *call, const char *what, const void *addr,
+                                   size_t n, int pe)
+{
+    if (!gshmemi_dev_checks_on())
+        return;
+    if (pe < 0 || pe >= gshmemi_dstate.n_pes)
+        gshmemi_dev_fail_pe(call, pe);
+    if (!gshmemi_dev_in_heap(addr, n))
+        gshmemi_dev_fail_addr(call, what, addr, n);
+}
+
+/* A local symmetric object (signals, ivars), naturally aligned. */
+GSHMEMI_DEV void gshmemi_dev_check_local(const char *call, const char *what,
+                                         const void *addr, size_t n)
+{
+    if (!gshmemi_dev_checks_on())
+        return;
+    if (gshmemi_dstate.n_pes == 0)
+        gshmemi_dev_fail_state(call);
+    if (!gshmemi_dev_in_heap(addr, n) || ((uintptr_t)addr & (n - 1)) != 0)
+        gshmemi_dev_fail_addr(call, what, addr, n);
+}
+
+/* ---- address translation ----------------------------------------------------- */
+
+/* addr's twin at pe as a load/store address here, or NULL (queue path). */
+GSHMEMI_DEV char *gshmemi_dev_peer_addr(const void *addr, int pe)
+{
+    const gshmemi_dev_state_t &s = gshmemi_dstate;
+    if (pe == s.my_pe)
+        return (char *)addr;
+    if (s.peer_base == NULL)
+        return NULL;
+    char *b = (char *)gshmemi_dev_ldg_u64((const unsigned long long *)&s.peer_base[pe]);
+    return b == NULL ? NULL : b + ((const char *)addr - s.heap_base);
+}
+
+/* Word w of the device barrier area at pe (pe == my_pe: local). */
+GSHMEMI_DEV uint64_t *gshmemi_dev_sync_word(int w)
+{
+    return (uint64_t *)(gshmemi_dstate.sync_base + (size_t)w * GSHMEMI_DEV_SYNC_STRIDE);
+}
+
+/* ---- thread groups ------------------------------------------------------------- */
+
+typedef struct gshmemi_dev_group {
+    unsigned rank, size;   /* this thread's index in the group, group size */
+} gshmemi_dev_group_t;
+
+GSHMEMI_DEV gshmemi_dev_group_t gshmemi_dev_thread(void)
+{
+    gshmemi_dev_group_t g = {0u, 1u};
+    return g;
+}
+
+GSHMEMI_DEV unsigned gshmemi_dev_block_rank(void);
+
+/* The warp of the calling thread: lanes by linear thread index, 32 of
+ * them (HIP: warpSize, 64 on gfx90a; fewer in a block's last, partial
+ * warp). Every thread of the warp must call with the same arguments.
+ * Computed from the block shape, not from __activemask(), which may show a
+ * warp that has not reconverged. */
+GSHMEMI_DEV gshmemi_dev_group_t gshmemi_dev_warp(gshmemi_dev_lanemask_t *mask_p)
+{
+    const unsigned ws = GSHMEMI_DEV_WARP_SIZE;
+    unsigned lin = gshmemi_dev_block_rank();
+    unsigned nthr = blockDim.x * blockDim.y * blockDim.z, base = lin & ~(ws - 1u);
+    unsigned size = nthr - base < ws ? nthr - base : ws;
+    gshmemi_dev_group_t g = {lin & (ws - 1u), size};
+    *mask_p = gshmemi_dev_lanes(size);
+    return g;
+}
+
+GSHMEMI_DEV unsigned gshmemi_dev_block_rank(void)
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+GSHMEMI_DEV gshmemi_dev_group_t gshmemi_dev_block(void)
+{
+    gshmemi_dev_group_t g = {gshmemi_dev_block_rank(), blockDim.x * blockDim.y * blockDim.z};
+    return g;
+}
+
+/* ---- the copy loop --------------------------------------------------------------- */
+
+/* nw words of W from s to d, split over the group, four loads in flight. */
+template <typename W>
+GSHMEMI_DEV void gshmemi_dev_copy_words(W *d, const W *s, size_t nw, gshmemi_dev_group_t g)
+{
+    size_t i = g.rank, st = g.size;
+    for (; i + 3 * st < nw; i += 4 * st) {
+        W a = s[i], b = s[i + st], c = s[i + 2 * st], e = s[i + 3 * st];
+        d[i] = a;
+        d[i + st] = b;
+        d[i + 2 * st] = c;
+        d[i + 3 * st] = e;
+    }
+    for (; i < nw; i += st)
+        d[i] = s[i];
+}
+
+GSHMEMI_DEV void gshmemi_dev_copy_bytes(char *d, const char *s, size_t n, gshmemi_dev_group_t g)
+{
+    for (size_t i = g.rank; i < n; i += g.size)
+        d[i] = s[i];
+}
+
+/* n bytes, widest words (16, 8, 4, 2, 1 bytes) that both addresses can
+ * share: a byte head up to the alignment, the words, a byte tail. */
+GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_dev_group_t g)
+{
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+    unsigned diff = (unsigned)(((uintptr_t)d ^ (uintptr_t)s) & 15u);
+    size_t w = diff == 0 ? 16 : (diff & 7u) == 0 ? 8 : (diff & 3u) == 0 ? 4
+             : (diff & 1u) == 0 ? 2 : 1;
+    size_t head = (w - ((uintptr_t)d & (w - 1))) & (w - 1);
+    if (head > n)
+        head = n;
+    size_t nw = (n - head) / w, body = nw * w;
+    gshmemi_dev_copy_bytes(d, s, head, g);
+    d += head;
+    s += head;
+    switch (w) {
+    case 16: gshmemi_dev_copy_words((int4 *)d, (const int4 *)s, nw, g); break;
+    case 8: gshmemi_dev_copy_words((uint64_t *)d, (const uint64_t *)s, nw, g); break;
+    case 4: gshmemi_dev_copy_words((uint32_t *)d, (const uint32_t *)s, nw, g); break;
+    case 2: gshmemi_dev_copy_words((uint16_t *)d, (const uint16_t *)s, nw, g); break;
+    default: break;
+    }
+    if (w == 1)
+        body = 0;   /* the byte loop below copies everything */
+    gshmemi_dev_copy_bytes(d + body, s + body, n - head - body, g);
+}
+
+/* gshmemi_dev_exch_u32/_u64 (relaxed, system scope): impl/gshmem_dev_port.h */
+
+/* Spin-wait helper: a few hundred plain polls, then growing sleeps. */
+GSHMEMI_DEV void gshmemi_dev_pause(uint32_t *spins, uint32_t *backoff)
+{
+    if (*spins < 256)
+        (*spins)++;
+    else
+        gshmemi_backoff(backoff);
+}
+
+#endif /* GSHMEMI_DEV_PASS */
+
+#include "gshmem_dev_queue.h"
+
+#endif /* GSHMEMI_DEV_COMMON_H */

@@ -1,0 +1,84 @@
+/* gshmem_dev_state.h: the state the device API reads, and how the library
+ * hands it to each user translation unit. Plain C (the library side is C);
+ * included by gshmem_device.h and by src/api/core/device_state.c.
+ *
+ * Without -rdc every .cu file is its own device module, so there is no one
+ * device symbol the library could fill. Instead gshmem_device.h defines, in
+ * each translation unit that includes it,
+ *     static __constant__ gshmemi_dev_state_t gshmemi_dstate;
+ * plus a static host function that copies a host struct into it with
+ * cudaMemcpyToSymbol (through the cudart instance that TU links, so a
+ * program with a static cudart works too), and a static object whose
+ * initializer (run at load, after nvcc's module registration) registers
+ * that function here. The library calls every registered
+ * function when init publishes the state (and at once for a TU registered
+ * after init, e.g. a dlopen'ed module). Finalize publishes a zeroed state.
+ */
+#ifndef GSHMEMI_DEV_STATE_H
+#define GSHMEMI_DEV_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bump on any change of gshmemi_dev_state_t's layout or meaning. */
+#define GSHMEMI_DEV_STATE_ABI 1u
+
+/* Bytes the runtime reserves in the symmetric heap for the device
+ * barriers (same offset on every PE; zeroed before the init barrier).
+ * Layout: one counter per 128-byte line, see gshmemi_dev_sync_word. */
+#define GSHMEMI_DEV_SYNC_BYTES 1024u
+enum gshmemi_dev_sync_word {
+    GSHMEMI_DEV_SYNC_GRID_ARRIVE = 0,  /* peers add 1 per device sync_all */
+    GSHMEMI_DEV_SYNC_GRID_EPOCH = 1,   /* local: sync_all rounds done */
+    GSHMEMI_DEV_SYNC_GRID_COUNT = 2,   /* local: blocks arrived this round */
+    GSHMEMI_DEV_SYNC_GRID_GEN = 3,     /* local: release generation */
+    GSHMEMI_DEV_SYNC_BLOCK_ARRIVE = 4, /* peers add 1 per block-level barrier */
+    GSHMEMI_DEV_SYNC_BLOCK_EPOCH = 5,  /* local: block-level rounds done */
+    GSHMEMI_DEV_SYNC_N_WORDS = 6
+};
+#define GSHMEMI_DEV_SYNC_STRIDE 128u   /* bytes between two counters */
+
+/* flags. Error checks are on when the flag is clear, so a zeroed
+ * (unpublished) state is checked, and its n_pes of 0 makes every call
+ * report "device state not published" instead of touching memory. */
+#define GSHMEMI_DEV_F_NO_CHECKS (1u << 0)
+
+typedef struct gshmemi_dev_state {
+    uint32_t abi;             /* GSHMEMI_DEV_STATE_ABI */
+    uint32_t size;            /* sizeof(gshmemi_dev_state_t) */
+    int32_t my_pe;
+    int32_t n_pes;            /* 0: not published (no init, or no CUDA heap) */
+    uint32_t flags;           /* GSHMEMI_DEV_F_* */
+    int32_t cuda_device;      /* the GPU of the heap (each TU's callback sets it) */
+    char *heap_base;          /* this PE's heap, device address */
+    uint64_t heap_size;
+    /* device array [n_pes] of peers' heap bases mapped here (p2p
+     * transport), NULL entries for PEs not reachable by load/store; the
+     * pointer itself is NULL when no peer is reachable. */
+    void *const *peer_base;
+    char *sync_base;          /* GSHMEMI_DEV_SYNC_BYTES in the local heap */
+    uint64_t sync_off;        /* its heap offset (the same on every PE) */
+    void *channels;           /* queue path: a gshmemi_queue_t * (first member gshmemi_channels_t); NULL without an engine */
+    uint64_t reserved[4];     /* zero */
+} gshmemi_dev_state_t;
+
+/* Copies *s into one TU's __constant__ state; returns 0 or a cudaError_t. */
+typedef int (*gshmemi_dev_state_sync_fn)(const gshmemi_dev_state_t *s);
+
+/* Library side (src/api/core/device_state.c). register: records fn and, when
+ * a state is published, calls it at once (its error is logged). Returns 0
+ * or a negative gshmem_status_t. unregister: forgets fn (TU unloaded). */
+int gshmemi_device_state_register(gshmemi_dev_state_sync_fn fn);
+void gshmemi_device_state_unregister(gshmemi_dev_state_sync_fn fn);
+/* Keeps a copy of *s and calls every registered fn with it. Returns 0, or
+ * GSHMEM_ERR_NO_DEVICE when a copy failed (logged with the CUDA error). */
+int gshmemi_device_state_publish(const gshmemi_dev_state_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GSHMEMI_DEV_STATE_H */

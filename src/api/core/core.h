@@ -1,0 +1,79 @@
+/* core.h: helpers shared by the files of the host API layer (src/api/core).
+ * Internal: the public calls validate their arguments with these, then
+ * drive the transports through gshmemi_g. */
+#ifndef GSHMEMI_CORE_H
+#define GSHMEMI_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "api/gshmemi.h"
+
+/* Every public call but gshmem_init* starts with this. */
+/* Smallest alignment of a symmetric allocation (a cache line). */
+#define GSHMEMI_MEM_MIN_ALIGN 64
+
+#define GSHMEMI_REQUIRE_INIT(call)                                                \
+    do {                                                                          \
+        if (__builtin_expect(!gshmemi_g.initialized, 0))                          \
+            gshmemi_fatal((call), "called before gshmem_init");                   \
+    } while (0)
+
+/* pe in [0, n_pes) or fatal naming it. Always checked. */
+static inline void gshmemi_check_pe(const char *call, int pe)
+{
+    if (__builtin_expect(pe < 0 || pe >= gshmemi_g.n_pes, 0))
+        gshmemi_fatal(call, "invalid PE %d (n_pes %d)", pe, gshmemi_g.n_pes);
+}
+
+/* [addr, addr+n) must lie inside the local symmetric heap (the twin of the
+ * remote object); what names the argument ("dest", "source", "sig_addr").
+ * Checked only with GSHMEM_ENABLE_ERROR_CHECKS. Returns the heap offset. */
+uint64_t gshmemi_check_sym(const char *call, const char *what, const void *addr,
+                           size_t n);
+
+/* The same, with an alignment requirement (AMOs, signals). */
+uint64_t gshmemi_check_sym_aligned(const char *call, const char *what,
+                                   const void *addr, size_t n);
+
+/* The transport that carries AMOs to pe (see init.c for the rule). */
+static inline gshmemi_transport_t *gshmemi_amo_tp_of(int pe)
+{
+    return gshmemi_g.amo_tp ? gshmemi_g.amo_tp : gshmemi_g.pe_tp[pe];
+}
+
+/* A transport call failed inside a public call: fatal naming both. */
+void gshmemi_tp_fatal(const char *call, const gshmemi_transport_t *tp, int rc,
+                      const char *what, int pe) __attribute__((noreturn));
+
+/* rma.c: validated put/get used by the typed wrappers, signals and
+ * collectives. call names the public call in error messages. */
+void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t n, int pe,
+                     int nbi);
+void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t n, int pe,
+                     int nbi);
+
+/* order.c */
+void gshmemi_quiet_all(const char *call);
+void gshmemi_barrier_all(const char *call);
+void gshmemi_sync_all(const char *call);
+/* Drive every transport's progress (wait loops). */
+void gshmemi_progress_all(void);
+/* One step of a wait loop: progress every few spins, yield after many. */
+void gshmemi_wait_step(unsigned long spins);
+
+/* mem.c: collective allocation with the consistency check, used by the
+ * public calls and by collectives for scratch space. */
+enum { GSHMEMI_MEM_MALLOC = 1, GSHMEMI_MEM_CALLOC, GSHMEMI_MEM_ALIGN, GSHMEMI_MEM_SCRATCH,
+       GSHMEMI_MEM_FREE };
+/* op: one of the above (compared across PEs with the sizes); zero: fill
+ * the block with zeros. Returns NULL on every PE when the heap is full
+ * (logged with the sizes) and for size 0. Ends with a barrier. */
+void *gshmemi_mem_alloc(const char *call, int op, size_t size, size_t alignment, int zero);
+/* Starts with a barrier, so that no PE still uses the block. */
+void gshmemi_mem_free(const char *call, void *ptr);
+
+/* sync.c: the comparison of wait_until/test; fatal on an invalid cmp. */
+int gshmemi_cmp_u64(const char *call, int cmp, uint64_t a, uint64_t b);
+int gshmemi_cmp_i64(const char *call, int cmp, int64_t a, int64_t b);
+
+#endif /* GSHMEMI_CORE_H */

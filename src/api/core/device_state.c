@@ -1,0 +1,177 @@
+/* device_state.c: the registry of the device API's per-TU state copies
+ * (gshmemi_device_state_register / _publish) and the state's construction
+ * at init (gshmemi_device_state_setup / _teardown). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/gshmemi.h"
+#include "device_state.h"
+#include "engine/proxy.h"
+#if defined(GSHMEM_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#include "transports/p2p/p2p.h"
+#endif
+
+static pthread_mutex_t gshmemi_dstate_lock = PTHREAD_MUTEX_INITIALIZER;
+static gshmemi_dev_state_sync_fn *gshmemi_dstate_fns;  /* registered callbacks */
+static size_t gshmemi_dstate_n, gshmemi_dstate_cap;
+static int gshmemi_dstate_published;                  /* 1: the copy below is live */
+static gshmemi_dev_state_t gshmemi_dstate_copy;
+
+static const char *gshmemi_dstate_cuda_error(int e)
+{
+#if defined(GSHMEM_HAVE_CUDA)
+    return cudaGetErrorString((cudaError_t)e);
+#else
+    (void)e;
+    return "CUDA error";
+#endif
+}
+
+/* Calls fn with the published state; lock held. */
+static int gshmemi_dstate_call(gshmemi_dev_state_sync_fn fn)
+{
+    int e = fn(&gshmemi_dstate_copy);
+
+    if (e != 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "device state: copying the state (PE %d of %d, "
+                      "device %d) into a module's __constant__ memory failed: CUDA error %d "
+                      "(%s)", gshmemi_dstate_copy.my_pe, gshmemi_dstate_copy.n_pes,
+                      gshmemi_dstate_copy.cuda_device, e, gshmemi_dstate_cuda_error(e));
+        return GSHMEM_ERR_NO_DEVICE;
+    }
+    return GSHMEM_SUCCESS;
+}
+
+int gshmemi_device_state_register(gshmemi_dev_state_sync_fn fn)
+{
+    int rc = GSHMEM_SUCCESS;
+
+    if (fn == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    pthread_mutex_lock(&gshmemi_dstate_lock);
+    if (gshmemi_dstate_n == gshmemi_dstate_cap) {
+        size_t cap = gshmemi_dstate_cap ? 2 * gshmemi_dstate_cap : 16;
+        void *p = realloc(gshmemi_dstate_fns, cap * sizeof *gshmemi_dstate_fns);
+        if (p == NULL) {
+            pthread_mutex_unlock(&gshmemi_dstate_lock);
+            GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "device state: out of memory registering "
+                          "module %zu", gshmemi_dstate_n + 1);
+            return GSHMEM_ERR_NOMEM;
+        }
+        gshmemi_dstate_fns = p;
+        gshmemi_dstate_cap = cap;
+    }
+    gshmemi_dstate_fns[gshmemi_dstate_n++] = fn;
+    if (gshmemi_dstate_published)
+        rc = gshmemi_dstate_call(fn);
+    pthread_mutex_unlock(&gshmemi_dstate_lock);
+    return rc;
+}
+
+void gshmemi_device_state_unregister(gshmemi_dev_state_sync_fn fn)
+{
+    pthread_mutex_lock(&gshmemi_dstate_lock);
+    for (size_t i = 0; i < gshmemi_dstate_n; i++) {
+        if (gshmemi_dstate_fns[i] == fn) {
+            gshmemi_dstate_fns[i] = gshmemi_dstate_fns[--gshmemi_dstate_n];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&gshmemi_dstate_lock);
+}
+
+int gshmemi_device_state_publish(const gshmemi_dev_state_t *s)
+{
+    int rc = GSHMEM_SUCCESS;
+
+    if (s == NULL || s->abi != GSHMEMI_DEV_STATE_ABI || s->size != sizeof *s)
+        return GSHMEM_ERR_INVALID_ARG;
+    pthread_mutex_lock(&gshmemi_dstate_lock);
+    gshmemi_dstate_copy = *s;
+    gshmemi_dstate_published = 1;
+    for (size_t i = 0; i < gshmemi_dstate_n; i++) {
+        int r = gshmemi_dstate_call(gshmemi_dstate_fns[i]);
+        if (r != 0 && rc == 0)
+            rc = r;
+    }
+    pthread_mutex_unlock(&gshmemi_dstate_lock);
+    GSHMEMI_DEBUG(GSHMEMI_SUBSYS_INIT, "device state published to %zu module(s): PE %d of "
+                  "%d, heap %p + %llu, peer bases %p", gshmemi_dstate_n, s->my_pe, s->n_pes,
+                  (void *)s->heap_base, (unsigned long long)s->heap_size,
+                  (const void *)s->peer_base);
+    return rc;
+}
+
+/* ---- construction at init ------------------------------------------------ */
+
+/* The p2p transport's device table of peer heap bases, or NULL. */
+static void *const *gshmemi_dstate_peer_bases(gshmemi_state_t *g)
+{
+#if defined(GSHMEM_HAVE_CUDA)
+    for (int i = 0; i < g->n_tps; i++)
+        if (g->tps[i].ops != NULL && strcmp(g->tps[i].ops->name, "p2p") == 0)
+            return gshmemi_p2p_peer_bases_device(&g->tps[i]);
+#else
+    (void)g;
+#endif
+    return NULL;
+}
+
+int gshmemi_device_state_setup(gshmemi_state_t *g)
+{
+    gshmemi_dev_state_t s;
+    size_t off;
+
+    if (g->heap.kind != GSHMEMI_HEAP_CUDA) {
+        GSHMEMI_DEBUG(GSHMEMI_SUBSYS_INIT, "device state: host heap, device API not published");
+        return GSHMEM_SUCCESS;
+    }
+    GSHMEMI_CHECK(gshmemi_alloc_get(g->heap.alloc, GSHMEMI_DEV_SYNC_BYTES,
+                                    GSHMEMI_DEV_SYNC_STRIDE, &off));
+    char *sync = (char *)g->heap.base + off;
+    int rc = gshmemi_heap_memset(&g->heap, sync, 0, GSHMEMI_DEV_SYNC_BYTES);
+    if (rc != 0) {
+        gshmemi_alloc_put(g->heap.alloc, off);
+        return rc;
+    }
+    memset(&s, 0, sizeof s);
+    s.abi = GSHMEMI_DEV_STATE_ABI;
+    s.size = sizeof s;
+    s.my_pe = g->my_pe;
+    s.n_pes = g->n_pes;
+    s.flags = g->cfg.enable_error_checks ? 0 : GSHMEMI_DEV_F_NO_CHECKS;
+    s.cuda_device = g->heap.cuda_device;
+    s.heap_base = (char *)g->heap.base;
+    s.heap_size = g->heap.size;
+    /* GSHMEM_DEVICE_QUEUE_ONLY: no load/store peers for the device (the host
+     * transports still use them): every remote call takes the queue path */
+    s.peer_base = g->cfg.device_queue_only ? NULL : gshmemi_dstate_peer_bases(g);
+    s.sync_base = sync;
+    s.sync_off = off;
+    s.channels = gshmemi_proxy_queue();   /* NULL when no proxy engine runs */
+    /* on failure the state stays recorded: teardown (init's unwinding)
+     * publishes the zeroed state and gives the reservation back */
+    return gshmemi_device_state_publish(&s);
+}
+
+void gshmemi_device_state_teardown(gshmemi_state_t *g)
+{
+    gshmemi_dev_state_t s;
+    int had;
+
+    pthread_mutex_lock(&gshmemi_dstate_lock);
+    had = gshmemi_dstate_published && gshmemi_dstate_copy.n_pes > 0;
+    uint64_t off = gshmemi_dstate_copy.sync_off;
+    pthread_mutex_unlock(&gshmemi_dstate_lock);
+    if (!had)
+        return;
+    memset(&s, 0, sizeof s);
+    s.abi = GSHMEMI_DEV_STATE_ABI;
+    s.size = sizeof s;
+    s.cuda_device = g->heap.cuda_device;
+    (void)gshmemi_device_state_publish(&s);   /* errors were logged */
+    if (g->heap.alloc != NULL)
+        (void)gshmemi_alloc_put(g->heap.alloc, (size_t)off);
+}

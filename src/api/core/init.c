@@ -1,0 +1,279 @@
+/* init.c: gshmem_init / gshmem_init_attr / gshmem_finalize, the global
+ * state, gshmemi_fatal and gshmem_global_exit.
+ *
+ * Init order: configuration (an invalid GSHMEM_* value returns
+ * GSHMEM_ERR_CONFIG before anything else is touched), bootstrap, node map,
+ * symmetric heap, transports (select.c). A failure at any step undoes the
+ * steps before it, in reverse, and returns the status: the runtime is
+ * never left half-initialized, and gshmem_init may be called again.
+ * Finalize undoes the same steps: quiet, barrier, transports in reverse
+ * order, heap, bootstrap. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "select.h"
+#include "device_state.h"
+#include "engine/proxy.h"   /* proxy engine: start/stop (queue path) */
+#ifdef GSHMEM_HAVE_CUDA
+#include "transports/p2p/p2p.h"
+#endif
+
+gshmemi_state_t gshmemi_g;
+
+/* ---- misuse: print and end the job ---------------------------------- */
+
+void gshmemi_fatal(const char *call, const char *fmt, ...)
+{
+    char msg[1024], line[1200];
+    va_list ap;
+    int len;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (gshmemi_g.boot != NULL)
+        len = snprintf(line, sizeof line, "gshmem: PE %d: %s: %s\n", gshmemi_g.my_pe, call,
+                       msg);
+    else
+        len = snprintf(line, sizeof line, "gshmem: %s: %s\n", call, msg);
+    if (len < 0 || (size_t)len >= sizeof line)
+        len = (int)strlen(line);
+    fflush(stdout);
+    if (write(STDERR_FILENO, line, (size_t)len) < 0) {
+        /* nothing more we can do */
+    }
+    if (gshmemi_g.boot != NULL) {
+        line[len > 0 ? len - 1 : 0] = '\0';   /* the abort message has no newline */
+        gshmemi_g.boot->ops->abort(gshmemi_g.boot, 1, line);
+    }
+    exit(1);
+}
+
+void gshmem_global_exit(int status)
+{
+    GSHMEMI_REQUIRE_INIT("gshmem_global_exit");
+    char msg[64];
+    snprintf(msg, sizeof msg, "gshmem_global_exit(%d) called by PE %d", status,
+             gshmemi_g.my_pe);
+    fflush(stdout);
+    fflush(stderr);
+    gshmemi_g.boot->ops->abort(gshmemi_g.boot, status, msg);
+    exit(status);
+}
+
+/* ---- configuration -------------------------------------------------- */
+
+/* GSHMEM_DEBUG / GSHMEM_DEBUG_SUBSYS take effect at once, so that the rest
+ * of init logs at the requested level. */
+static int gshmemi_init_apply_log(const gshmemi_config_t *cfg)
+{
+    int level;
+    unsigned mask;
+
+    if (gshmemi_log_parse_level(cfg->debug, &level) != 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT,
+                      "GSHMEM_DEBUG=%s is invalid: expected NONE, ERROR, WARN, INFO, DEBUG "
+                      "or TRACE", cfg->debug);
+        return GSHMEM_ERR_CONFIG;
+    }
+    if (gshmemi_log_parse_subsys(cfg->debug_subsys, &mask) != 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT,
+                      "GSHMEM_DEBUG_SUBSYS=%s is invalid: expected a comma list of INIT, "
+                      "HEAP, TRANSPORT, PROXY, AGG, BOOTSTRAP, COLL or ALL",
+                      cfg->debug_subsys);
+        return GSHMEM_ERR_CONFIG;
+    }
+    gshmemi_log_level = level;
+    gshmemi_log_mask = mask;
+    return GSHMEM_SUCCESS;
+}
+
+/* GSHMEM_HEAP: auto, host or cuda. auto means host for now: the CUDA heap
+ * becomes the default once the GPU P2P transport exists. */
+static int gshmemi_init_heap_kind(const gshmemi_config_t *cfg, gshmemi_heap_kind_t *kind_p)
+{
+    if (strcasecmp(cfg->heap, "auto") == 0 || strcasecmp(cfg->heap, "host") == 0) {
+        *kind_p = GSHMEMI_HEAP_HOST;
+        return GSHMEM_SUCCESS;
+    }
+    if (strcasecmp(cfg->heap, "cuda") == 0) {
+        *kind_p = GSHMEMI_HEAP_CUDA;
+        return GSHMEM_SUCCESS;
+    }
+    GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "GSHMEM_HEAP=%s is invalid: expected auto, host or cuda",
+                  cfg->heap);
+    return GSHMEM_ERR_CONFIG;
+}
+
+static int gshmemi_init_config(gshmemi_config_t *cfg, gshmemi_heap_kind_t *kind_p,
+                               gshmemi_tp_list_t *tps_p)
+{
+    if (gshmemi_config_load(cfg) != 0)
+        return GSHMEM_ERR_CONFIG;   /* config_load named the variable */
+    GSHMEMI_CHECK(gshmemi_init_apply_log(cfg));
+    if (cfg->symmetric_size == 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "GSHMEM_SYMMETRIC_SIZE=0 is invalid: the heap "
+                      "needs at least one byte");
+        return GSHMEM_ERR_CONFIG;
+    }
+    GSHMEMI_CHECK(gshmemi_init_heap_kind(cfg, kind_p));
+    GSHMEMI_CHECK(gshmemi_select_parse(cfg->transports, tps_p));
+    return GSHMEM_SUCCESS;
+}
+
+/* ---- init / finalize ------------------------------------------------ */
+
+static int gshmemi_init_node_map(gshmemi_state_t *g)
+{
+    g->node_of = calloc((size_t)g->n_pes, sizeof(int));
+    if (g->node_of == NULL) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "out of memory for the node map of %d PEs",
+                      g->n_pes);
+        return GSHMEM_ERR_NOMEM;
+    }
+    int rc = gshmemi_bootstrap_node_map(g->boot, g->node_of, &g->n_nodes);
+    if (rc != 0) {
+        free(g->node_of);
+        g->node_of = NULL;
+    }
+    return rc;
+}
+
+static int gshmemi_init_impl(void *mpi_comm)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+    gshmemi_heap_kind_t kind;
+    gshmemi_tp_list_t tps;
+    int rc;
+
+    if (g->initialized) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_init: already initialized "
+                      "(call gshmem_finalize first)");
+        return GSHMEM_ERR_ALREADY;
+    }
+    memset(g, 0, sizeof *g);
+    GSHMEMI_CHECK(gshmemi_init_config(&g->cfg, &kind, &tps));
+    GSHMEMI_CHECK_GOTO(gshmemi_bootstrap_open(&g->cfg, mpi_comm, &g->boot), rc, fail_state);
+    g->my_pe = g->boot->my_pe;
+    g->n_pes = g->boot->n_pes;
+    gshmemi_log_set_pe(g->my_pe);
+    if (g->cfg.info && g->my_pe == 0) {
+        gshmemi_config_print(&g->cfg, stdout);
+        fflush(stdout);
+    }
+    GSHMEMI_CHECK_GOTO(gshmemi_init_node_map(g), rc, fail_bootstrap);
+#ifdef GSHMEM_HAVE_CUDA
+    if (kind == GSHMEMI_HEAP_CUDA) {
+        int dev;   /* this PE's GPU: local index on the node modulo the GPUs */
+        GSHMEMI_CHECK_GOTO(gshmemi_p2p_select_device(g->node_of, g->my_pe, g->n_pes, &dev),
+                           rc, fail_node_map);
+    }
+#endif
+    GSHMEMI_CHECK_GOTO(gshmemi_heap_create(&g->heap, kind, g->cfg.symmetric_size), rc,
+                       fail_node_map);
+    GSHMEMI_CHECK_GOTO(gshmemi_select_init(g, &tps), rc, fail_heap);
+    /* proxy engine: after the transports, before the device state (it
+     * provides the channels) and the barrier */
+    GSHMEMI_CHECK_GOTO(gshmemi_proxy_start(g), rc, fail_transports);
+    /* Before the barrier: peers may touch the sync area it zeroes as soon
+     * as they leave it. */
+    GSHMEMI_CHECK_GOTO(gshmemi_device_state_setup(g), rc, fail_transports);
+    GSHMEMI_CHECK_GOTO(g->boot->ops->barrier(g->boot), rc, fail_transports);
+    g->initialized = 1;
+    GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "initialized: PE %d of %d, %d node(s), %s heap of %zu "
+                 "bytes at %p", g->my_pe, g->n_pes, g->n_nodes,
+                 kind == GSHMEMI_HEAP_CUDA ? "cuda" : "host", g->heap.size, g->heap.base);
+    return GSHMEM_SUCCESS;
+
+fail_transports:
+    gshmemi_proxy_stop(g);   /* proxy engine (no-op when none runs) */
+    gshmemi_device_state_teardown(g);
+    gshmemi_select_finalize(g);
+fail_heap:
+    gshmemi_heap_destroy(&g->heap);
+fail_node_map:
+    free(g->node_of);
+fail_bootstrap:
+    g->boot->ops->finalize(g->boot);
+    gshmemi_log_set_pe(-1);
+fail_state:
+    memset(g, 0, sizeof *g);
+    return rc;
+}
+
+int gshmem_init(void)
+{
+    return gshmemi_init_impl(NULL);
+}
+
+int gshmem_init_attr(unsigned flags, const gshmem_init_attr_t *attr)
+{
+    void *mpi_comm = NULL;
+
+    if (flags & ~GSHMEM_INIT_WITH_MPI_COMM) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_init_attr: unknown flags 0x%x",
+                      flags & ~GSHMEM_INIT_WITH_MPI_COMM);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (attr != NULL && attr->size != 0 &&
+        attr->size < offsetof(gshmem_init_attr_t, mpi_comm) + sizeof(void *)) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_init_attr: attr->size %zu is too small "
+                      "(expected sizeof(gshmem_init_attr_t) = %zu)", attr->size,
+                      sizeof(gshmem_init_attr_t));
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (flags & GSHMEM_INIT_WITH_MPI_COMM) {
+        if (attr == NULL || attr->mpi_comm == NULL) {
+            GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_init_attr: GSHMEM_INIT_WITH_MPI_COMM "
+                          "needs attr->mpi_comm (a pointer to an MPI_Comm)");
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        mpi_comm = attr->mpi_comm;
+    }
+    return gshmemi_init_impl(mpi_comm);
+}
+
+void gshmem_finalize(void)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+
+    GSHMEMI_REQUIRE_INIT("gshmem_finalize");
+    /* proxy engine: drain every ring (device entries posted before
+     * finalize) and stop, before the barrier that lets peers go */
+    gshmemi_proxy_stop(g);
+    gshmemi_barrier_all("gshmem_finalize");
+    gshmemi_device_state_teardown(g);   /* before p2p frees the peer table */
+    gshmemi_select_finalize(g);
+    gshmemi_reg_clear(&g->regs);
+    gshmemi_heap_destroy(&g->heap);
+    free(g->node_of);
+    int rc = g->boot->ops->finalize(g->boot);
+    if (rc != 0)
+        GSHMEMI_WARN(GSHMEMI_SUBSYS_INIT, "gshmem_finalize: bootstrap finalize: %s",
+                     gshmem_strerror(rc));
+    memset(g, 0, sizeof *g);
+    gshmemi_log_set_pe(-1);
+}
+
+int gshmem_initialized(void)
+{
+    return gshmemi_g.initialized;
+}
+
+int gshmem_my_pe(void)
+{
+    GSHMEMI_REQUIRE_INIT("gshmem_my_pe");
+    return gshmemi_g.my_pe;
+}
+
+int gshmem_n_pes(void)
+{
+    GSHMEMI_REQUIRE_INIT("gshmem_n_pes");
+    return gshmemi_g.n_pes;
+}

@@ -1,0 +1,54 @@
+/* bootstrap.h: out-of-band exchange between the PEs of a job, behind one
+ * ops table. Implementations: local (gshmemrun, Unix socket), mpi, pmix and
+ * self (one PE, no launcher). The bootstrap is the control path only: it
+ * carries addresses, keys and descriptors at init and host barriers. */
+#ifndef GSHMEMI_BOOTSTRAP_H
+#define GSHMEMI_BOOTSTRAP_H
+
+#include <stddef.h>
+#include "base/util/config.h"
+
+typedef struct gshmemi_bootstrap gshmemi_bootstrap_t;
+
+typedef struct gshmemi_bootstrap_ops {
+    size_t size;                      /* sizeof(gshmemi_bootstrap_ops_t) */
+    const char *name;                 /* "local", "mpi", "pmix", "self" */
+    /* in: len bytes from this PE; out: n_pes * len bytes, PE order. */
+    int (*allgather)(gshmemi_bootstrap_t *b, const void *in, void *out, size_t len);
+    int (*barrier)(gshmemi_bootstrap_t *b);
+    /* Ends every PE of the job; msg is shown by the launcher/others. */
+    void (*abort)(gshmemi_bootstrap_t *b, int status, const char *msg);
+    int (*finalize)(gshmemi_bootstrap_t *b);   /* frees b */
+} gshmemi_bootstrap_ops_t;
+
+struct gshmemi_bootstrap {
+    const gshmemi_bootstrap_ops_t *ops;
+    int my_pe;
+    int n_pes;
+    /* A private (0700) directory on this node, the same for the node's PEs,
+     * for Unix sockets of transports (descriptor passing). Created by the
+     * bootstrap; removed at finalize by whoever created it. */
+    char node_dir[256];
+    void *priv;
+};
+
+/* Opens the bootstrap named by cfg->bootstrap ("auto" picks: local when
+ * gshmemrun's variables are set, mpi when MPI is initialized or mpi_comm is
+ * given, pmix when PMIX_RANK is set, mpi when OMPI_COMM_WORLD_SIZE or
+ * PMI_RANK is set, else self). mpi_comm: pointer to an MPI_Comm, or NULL. */
+int gshmemi_bootstrap_open(const gshmemi_config_t *cfg, void *mpi_comm,
+                           gshmemi_bootstrap_t **boot_p);
+
+/* Implementations (NOT_SUPPORTED where not built in). */
+int gshmemi_bootstrap_local_open(const gshmemi_config_t *cfg, gshmemi_bootstrap_t **boot_p);
+int gshmemi_bootstrap_mpi_open(const gshmemi_config_t *cfg, void *mpi_comm,
+                               gshmemi_bootstrap_t **boot_p);
+int gshmemi_bootstrap_pmix_open(const gshmemi_config_t *cfg, gshmemi_bootstrap_t **boot_p);
+int gshmemi_bootstrap_self_open(const gshmemi_config_t *cfg, gshmemi_bootstrap_t **boot_p);
+
+/* Helpers built on the ops: node-local PEs (same hostname and boot id). */
+/* Fills node_of[n_pes] with a node index (0..n_nodes-1, in order of the
+ * node's lowest PE). */
+int gshmemi_bootstrap_node_map(gshmemi_bootstrap_t *b, int *node_of, int *n_nodes_p);
+
+#endif /* GSHMEMI_BOOTSTRAP_H */

@@ -1,0 +1,204 @@
+/* bootstrap_pmix.c: the bootstrap over PMIx (mpirun, prterun, srun).
+ * allgather: each PE puts its bytes under a per-round key, commits, fences
+ * with data collection, then gets every PE's value. barrier: a fence
+ * without data. Fences carry PMIX_TIMEOUT = GSHMEM_TIMEOUT. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap_int.h"
+#include "gshmem_types.h"
+#include "base/util/log.h"
+
+#define SUBSYS GSHMEMI_SUBSYS_BOOTSTRAP
+
+#ifndef GSHMEM_HAVE_PMIX
+
+int gshmemi_bootstrap_pmix_open(const gshmemi_config_t *cfg, gshmemi_bootstrap_t **boot_p)
+{
+    (void)cfg;
+    (void)boot_p;
+    GSHMEMI_INFO(SUBSYS, "bootstrap pmix: not available: gshmem was built without PMIx");
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
+#else /* GSHMEM_HAVE_PMIX */
+
+#include <pmix.h>
+
+typedef struct pmix_priv {
+    pmix_proc_t me;
+    int timeout_s;      /* 0: no limit */
+    int dir_owner;
+} pmix_priv_t;
+
+/* Keys must differ across rounds and across init/finalize cycles. */
+static unsigned long pmix_round;
+
+static int pmix_failed(const char *op, pmix_status_t st, int pe)
+{
+    GSHMEMI_ERROR(SUBSYS, "bootstrap pmix: PE %d: %s failed: %s", pe, op, PMIx_Error_string(st));
+    return st == PMIX_ERR_TIMEOUT ? GSHMEM_ERR_TIMEOUT : GSHMEM_ERR_BOOTSTRAP;
+}
+
+static int pmix_fence(gshmemi_bootstrap_t *b, int collect)
+{
+    pmix_priv_t *pp = b->priv;
+    pmix_proc_t all;
+    pmix_info_t info[2];
+    bool flag = collect ? true : false;
+    size_t n = 0;
+    PMIX_LOAD_PROCID(&all, pp->me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_CONSTRUCT(&info[0]);
+    PMIX_INFO_CONSTRUCT(&info[1]);
+    if (collect)
+        PMIX_INFO_LOAD(&info[n++], PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    if (pp->timeout_s > 0)
+        PMIX_INFO_LOAD(&info[n++], PMIX_TIMEOUT, &pp->timeout_s, PMIX_INT);
+    pmix_status_t st = PMIx_Fence(&all, 1, n ? info : NULL, n);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    if (st != PMIX_SUCCESS)
+        return pmix_failed(collect ? "PMIx_Fence (allgather)" : "PMIx_Fence (barrier)", st,
+                           b->my_pe);
+    return 0;
+}
+
+static int pmix_get_one(gshmemi_bootstrap_t *b, const char *key, int pe, void *out, size_t len)
+{
+    pmix_priv_t *pp = b->priv;
+    pmix_proc_t p;
+    pmix_value_t *val = NULL;
+    PMIX_LOAD_PROCID(&p, pp->me.nspace, (pmix_rank_t)pe);
+    pmix_status_t st = PMIx_Get(&p, key, NULL, 0, &val);
+    if (st != PMIX_SUCCESS)
+        return pmix_failed("PMIx_Get", st, b->my_pe);
+    int rc = 0;
+    if (val->type != PMIX_BYTE_OBJECT || val->data.bo.size != len) {
+        GSHMEMI_ERROR(SUBSYS, "bootstrap pmix: allgather key %s: PE %d gave %zu bytes, PE %d "
+                      "expected %zu", key, pe, val->type == PMIX_BYTE_OBJECT ?
+                      val->data.bo.size : (size_t)0, b->my_pe, len);
+        rc = GSHMEM_ERR_MISMATCH;
+    } else {
+        memcpy(out, val->data.bo.bytes, len);
+    }
+    PMIX_VALUE_RELEASE(val);
+    return rc;
+}
+
+static int pmix_allgather(gshmemi_bootstrap_t *b, const void *in, void *out, size_t len)
+{
+    if (len == 0)
+        return pmix_fence(b, 0);
+    char key[64];
+    snprintf(key, sizeof key, "gshmem.ag.%lu", pmix_round++);
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *)in;
+    v.data.bo.size = len;
+    pmix_status_t st = PMIx_Put(PMIX_GLOBAL, key, &v);   /* copies the bytes */
+    if (st != PMIX_SUCCESS)
+        return pmix_failed("PMIx_Put", st, b->my_pe);
+    st = PMIx_Commit();
+    if (st != PMIX_SUCCESS)
+        return pmix_failed("PMIx_Commit", st, b->my_pe);
+    GSHMEMI_CHECK(pmix_fence(b, 1));
+    for (int p = 0; p < b->n_pes; p++) {
+        if (p == b->my_pe)
+            memcpy((char *)out + (size_t)p * len, in, len);
+        else
+            GSHMEMI_CHECK(pmix_get_one(b, key, p, (char *)out + (size_t)p * len, len));
+    }
+    return 0;
+}
+
+static int pmix_barrier(gshmemi_bootstrap_t *b)
+{
+    return pmix_fence(b, 0);
+}
+
+static void pmix_abort(gshmemi_bootstrap_t *b, int status, const char *msg)
+{
+    fprintf(stderr, "gshmem: PE %d aborted the job (status %d): %s\n", b->my_pe, status,
+            msg ? msg : "");
+    fflush(stderr);
+    PMIx_Abort(status, msg ? msg : "", NULL, 0);
+    _Exit(status);
+}
+
+static int pmix_finalize(gshmemi_bootstrap_t *b)
+{
+    pmix_priv_t *pp = b->priv;
+    int rc = gshmemi_bootstrap_node_dir_remove(b, pp->dir_owner);
+    pmix_status_t st = PMIx_Finalize(NULL, 0);
+    if (st != PMIX_SUCCESS && rc == 0)
+        rc = pmix_failed("PMIx_Finalize", st, b->my_pe);
+    free(pp);
+    free(b);
+    return rc;
+}
+
+static const gshmemi_bootstrap_ops_t pmix_ops = {
+    .size = sizeof(gshmemi_bootstrap_ops_t),
+    .name = "pmix",
+    .allgather = pmix_allgather,
+    .barrier = pmix_barrier,
+    .abort = pmix_abort,
+    .finalize = pmix_finalize,
+};
+
+static int pmix_job_size(pmix_priv_t *pp, int *n_p)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+    PMIX_LOAD_PROCID(&wild, pp->me.nspace, PMIX_RANK_WILDCARD);
+    pmix_status_t st = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val);
+    if (st != PMIX_SUCCESS)
+        return pmix_failed("PMIx_Get(PMIX_JOB_SIZE)", st, (int)pp->me.rank);
+    int n = val->type == PMIX_UINT32 ? (int)val->data.uint32 : -1;
+    PMIX_VALUE_RELEASE(val);
+    if (n < 1) {
+        GSHMEMI_ERROR(SUBSYS, "bootstrap pmix: PMIX_JOB_SIZE has an unexpected type");
+        return GSHMEM_ERR_BOOTSTRAP;
+    }
+    *n_p = n;
+    return 0;
+}
+
+int gshmemi_bootstrap_pmix_open(const gshmemi_config_t *cfg, gshmemi_bootstrap_t **boot_p)
+{
+    gshmemi_bootstrap_t *b = calloc(1, sizeof *b);
+    pmix_priv_t *pp = calloc(1, sizeof *pp);
+    int rc;
+    if (!b || !pp) {
+        GSHMEMI_ERROR(SUBSYS, "bootstrap pmix: out of memory");
+        rc = GSHMEM_ERR_NOMEM;
+        goto free_mem;
+    }
+    pmix_status_t st = PMIx_Init(&pp->me, NULL, 0);
+    if (st != PMIX_SUCCESS) {
+        GSHMEMI_ERROR(SUBSYS, "bootstrap pmix: PMIx_Init failed: %s (is the program started "
+                      "by a PMIx launcher such as mpirun, prterun or srun?)",
+                      PMIx_Error_string(st));
+        rc = GSHMEM_ERR_BOOTSTRAP;
+        goto free_mem;
+    }
+    long t = cfg->timeout;
+    pp->timeout_s = t > 0 ? (t > 1000000 ? 1000000 : (int)t) : 0;
+    GSHMEMI_CHECK_GOTO(pmix_job_size(pp, &b->n_pes), rc, fini);
+    b->my_pe = (int)pp->me.rank;
+    b->ops = &pmix_ops;
+    b->priv = pp;
+    GSHMEMI_CHECK_GOTO(gshmemi_bootstrap_node_dir_create(b, &pp->dir_owner), rc, fini);
+    *boot_p = b;
+    return 0;
+fini:
+    PMIx_Finalize(NULL, 0);
+free_mem:
+    free(pp);
+    free(b);
+    return rc;
+}
+
+#endif /* GSHMEM_HAVE_PMIX */

@@ -1,0 +1,114 @@
+/* heap_cuda.c: the CUDA device-memory heap, on the calling thread's current
+ * device (choosing the device is the init layer's business). Built only
+ * with GSHMEM_ENABLE_CUDA; a plain C file over the CUDA runtime API. The
+ * memory starts zeroed, like the host heap. */
+#include <cuda_runtime_api.h>
+
+#include "gshmem_types.h"
+#include "heap_impl.h"
+#include "base/util/log.h"
+
+/* 1 when at least one CUDA device can be used, without logging. */
+int gshmemi_heap_cuda_available(void)
+{
+    int n = 0;
+
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();   /* clear it so later calls do not see it */
+        return 0;
+    }
+    return n > 0;
+}
+
+static int gshmemi_heap_cuda_device(int *dev_p)
+{
+    int n = 0, dev;
+    cudaError_t e = cudaGetDeviceCount(&n);
+
+    if (e != cudaSuccess || n == 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP,
+                      "no CUDA device for a GPU heap: cudaGetDeviceCount: %s "
+                      "(set GSHMEM_HEAP=host to use host memory)",
+                      e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        (void)cudaGetLastError();
+        return GSHMEM_ERR_NO_DEVICE;
+    }
+    e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "cudaGetDevice failed: %s", cudaGetErrorString(e));
+        return GSHMEM_ERR_NO_DEVICE;
+    }
+    *dev_p = dev;
+    return GSHMEM_SUCCESS;
+}
+
+int gshmemi_heap_cuda_create(gshmemi_heap_t *h, size_t size)
+{
+    void *base = NULL;
+    int dev;
+    cudaError_t e;
+
+    GSHMEMI_CHECK(gshmemi_heap_cuda_device(&dev));
+    e = cudaMalloc(&base, size);
+    if (e != cudaSuccess) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP,
+                      "cudaMalloc of a %zu-byte heap on device %d failed: %s "
+                      "(lower GSHMEM_SYMMETRIC_SIZE?)",
+                      size, dev, cudaGetErrorString(e));
+        return e == cudaErrorMemoryAllocation ? GSHMEM_ERR_NOMEM : GSHMEM_ERR_NO_DEVICE;
+    }
+    e = cudaMemset(base, 0, size);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "clearing the %zu-byte GPU heap failed: %s", size,
+                      cudaGetErrorString(e));
+        cudaFree(base);
+        return GSHMEM_ERR_NO_DEVICE;
+    }
+    h->base = base;
+    h->cuda_device = dev;
+    GSHMEMI_DEBUG(GSHMEMI_SUBSYS_HEAP, "CUDA heap of %zu bytes at %p on device %d", size, base,
+                  dev);
+    return GSHMEM_SUCCESS;
+}
+
+void gshmemi_heap_cuda_destroy(gshmemi_heap_t *h)
+{
+    if (h->base != NULL) {
+        cudaError_t e = cudaFree(h->base);
+        if (e != cudaSuccess)
+            GSHMEMI_WARN(GSHMEMI_SUBSYS_HEAP, "cudaFree of the heap at %p failed: %s", h->base,
+                         cudaGetErrorString(e));
+    }
+    h->base = NULL;
+    h->cuda_device = -1;
+}
+
+int gshmemi_heap_cuda_copy(void *dst, const void *src, size_t n)
+{
+    cudaError_t e = cudaMemcpy(dst, src, n, cudaMemcpyDefault);
+
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(0);
+    if (e != cudaSuccess) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "cudaMemcpy of %zu bytes %p -> %p failed: %s", n, src,
+                      dst, cudaGetErrorString(e));
+        return GSHMEM_ERR_INTERNAL;
+    }
+    return GSHMEM_SUCCESS;
+}
+
+int gshmemi_heap_cuda_memset(void *dst, int c, size_t n)
+{
+    cudaError_t e = cudaMemset(dst, c, n);
+
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(0);
+    if (e != cudaSuccess) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "cudaMemset of %zu bytes at %p failed: %s", n, dst,
+                      cudaGetErrorString(e));
+        return GSHMEM_ERR_INTERNAL;
+    }
+    return GSHMEM_SUCCESS;
+}

@@ -1,0 +1,283 @@
+/* exec.c: how the engine issues one validated entry through the host
+ * transports, and the quiet/fence bookkeeping behind `completed`.
+ *
+ * - PUT, GET and the non-fetching AMOs/signals are issued non-blocking
+ *   (counted in nbi_out, per transport in `used`); they complete at the
+ *   next transport quiet, which the engine issues every
+ *   GSHMEMI_PROXY_QUIET_NBI of them and whenever it goes idle. Only then do
+ *   their entries count as complete (visible at the target).
+ * - g (GET + RESULT) and fetching AMOs are blocking: the value goes to the
+ *   entry's result slot (after waiting for the slot's previous value to be
+ *   taken), and the entry completes with the entries before it.
+ * - FENCE (op or flag): a transport fence when everything in flight went
+ *   through one transport, else a quiet (two transports cannot be ordered
+ *   with each other otherwise).
+ * - PUT_SIGNAL: the put, then (data and signal through different
+ *   transports: the data's transport is quieted first) amo_nbi with
+ *   after_fence. AMOs take gshmemi_amo_tp_of(pe), like the host API.
+ * - Device buffers to targets the transport maps (p2p) are staged through
+ *   pinned host memory by the engine itself (stage.c).
+ * Operands of non-blocking calls and inline data live in the ring's stage
+ * words, indexed by slot: an entry's stage word is reused capacity entries
+ * later, and the engine quiets before half a ring is in flight. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/core/core.h"
+#include "proxy_impl.h"
+
+void gshmemi_proxy_fail(gshmemi_proxy_t *p, int rc)
+{
+    if (p->status != 0)
+        return;
+    p->status = rc;
+    p->st.status = rc;
+    for (uint32_t k = 0; k < p->n_chan; k++) {
+        gshmemi_ring_set_error(&p->chan[k].c, rc);
+        gshmemi_ring_flush(&p->chan[k].c);
+    }
+}
+
+static int proxy_tp_fail(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, gshmemi_transport_t *tp,
+                         int rc, const char *what, const gshmemi_wqe_t *w)
+{
+    GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: channel %u slot %llu (entry %llu): %s to PE %u "
+                  "(offset %llu, size/value %llu) through transport %s failed: %s; the queue "
+                  "path of this PE stops", k, (unsigned long long)(idx & (p->capacity - 1)),
+                  (unsigned long long)idx, what, gshmemi_wqe_pe(w),
+                  (unsigned long long)w->roff, (unsigned long long)w->value, tp->ops->name,
+                  gshmem_strerror(rc));
+    return rc;
+}
+
+static void proxy_issued(gshmemi_proxy_t *p, gshmemi_transport_t *tp)
+{
+    p->used |= 1u << (unsigned)(tp - p->g->tps);
+    p->nbi_out++;
+}
+
+int gshmemi_proxy_quiet(gshmemi_proxy_t *p)
+{
+    gshmemi_state_t *g = p->g;
+
+    for (int i = 0; i < g->n_tps; i++) {
+        if (!(p->used & (1u << i)))
+            continue;
+        int rc = g->tps[i].ops->quiet(&g->tps[i]);
+        if (rc != 0) {
+            GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: quiet of %llu operation(s) "
+                          "failed: %s; the queue path of this PE stops", g->tps[i].ops->name,
+                          (unsigned long long)p->nbi_out, gshmem_strerror(rc));
+            return rc;
+        }
+    }
+    int rc = gshmemi_proxy_stage_sync(p);   /* staged gets' copies; frees the arena */
+    if (rc != 0)
+        return rc;
+    if (p->used)
+        p->st.quiets++;
+    p->used = 0;
+    p->nbi_out = 0;
+    gshmemi_proxy_settle(p);
+    return GSHMEM_SUCCESS;
+}
+
+void gshmemi_proxy_settle(gshmemi_proxy_t *p)
+{
+    if (p->nbi_out != 0 || p->status != 0)
+        return;
+    for (uint32_t k = 0; k < p->n_chan; k++)
+        gshmemi_ring_complete(&p->chan[k].c, p->chan[k].executed);
+}
+
+static int proxy_order(gshmemi_proxy_t *p)
+{
+    gshmemi_state_t *g = p->g;
+
+    if (p->nbi_out == 0)
+        return GSHMEM_SUCCESS;
+    if (__builtin_popcount(p->used) != 1)
+        return gshmemi_proxy_quiet(p);
+    gshmemi_transport_t *tp = &g->tps[__builtin_ctz(p->used)];
+    int rc = tp->ops->fence(tp);
+    if (rc != 0) {
+        GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: fence failed: %s; the queue path "
+                      "of this PE stops", tp->ops->name, gshmem_strerror(rc));
+        return rc;
+    }
+    p->st.fences++;
+    return GSHMEM_SUCCESS;
+}
+
+/* The result slot of entry idx of ring k, once its previous value was taken. */
+static gshmemi_qresult_t *proxy_result_slot(gshmemi_proxy_t *p, uint32_t k, uint64_t idx)
+{
+    gshmemi_proxy_chan_t *ch = &p->chan[k];
+    gshmemi_qresult_t *r = &ch->results[idx & (p->capacity - 1)];
+    struct timespec t0, now, nap = {0, 20000};
+
+    if (gshmemi_atomic_load_acquire_u32(&r->busy) == 0)
+        return r;
+    /* its reader waits for completion: publish everything, then wait */
+    int rc = gshmemi_proxy_quiet(p);
+    if (rc != 0)
+        gshmemi_proxy_fail(p, rc);
+    for (uint32_t j = 0; j < p->n_chan; j++)
+        gshmemi_ring_flush(&p->chan[j].c);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (gshmemi_atomic_load_acquire_u32(&r->busy) != 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) && now.tv_sec - t0.tv_sec > 2) {
+            GSHMEMI_WARN(PROXY_SUBSYS, "proxy: channel %u slot %llu: the previous fetched "
+                         "value was never taken (kernel ended early?); overwriting it", k,
+                         (unsigned long long)(idx & (p->capacity - 1)));
+            break;
+        }
+        nanosleep(&nap, NULL);
+    }
+    return r;
+}
+
+static void proxy_result_put(gshmemi_qresult_t *r, uint64_t v)
+{
+    gshmemi_atomic_store_relaxed_u64(&r->value, v);
+    gshmemi_atomic_store_release_u32(&r->busy, 1);
+}
+
+static int proxy_put(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w)
+{
+    gshmemi_proxy_chan_t *ch = &p->chan[k];
+    uint32_t pe = gshmemi_wqe_pe(w), fl = gshmemi_wqe_flags(w);
+    gshmemi_transport_t *tp = p->g->pe_tp[pe];
+    const void *src = (const void *)(uintptr_t)w->laddr;
+    size_t n = (size_t)w->value;
+
+    if (fl & GSHMEMI_WQE_F_INLINE) {
+        uint64_t *s = &ch->stage[idx & (p->capacity - 1)];
+        *s = w->value;   /* little-endian: a 4-byte value is the first 4 bytes */
+        src = s;
+        n = (fl & GSHMEMI_WQE_F_AMO32) ? 4 : 8;
+    }
+    if (n == 0)
+        return GSHMEM_SUCCESS;
+    int rc = !(fl & GSHMEMI_WQE_F_INLINE) &&
+                     gshmemi_proxy_stage_wanted(p, tp, (int)pe, w->roff, w->laddr)
+                 ? gshmemi_proxy_stage_put(p, tp, (int)pe, w->roff, src, n)
+                 : tp->ops->put(tp, (int)pe, w->roff, src, n, 1);
+    if (rc != 0)
+        return proxy_tp_fail(p, k, idx, tp, rc, "put", w);
+    proxy_issued(p, tp);
+    return GSHMEM_SUCCESS;
+}
+
+static int proxy_get(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w)
+{
+    uint32_t pe = gshmemi_wqe_pe(w), fl = gshmemi_wqe_flags(w);
+    gshmemi_transport_t *tp = p->g->pe_tp[pe];
+    int rc;
+
+    if (fl & GSHMEMI_WQE_F_RESULT) {
+        gshmemi_qresult_t *r = proxy_result_slot(p, k, idx);
+        uint64_t v = 0;
+        rc = tp->ops->get(tp, (int)pe, &v, w->roff, (fl & GSHMEMI_WQE_F_AMO32) ? 4 : 8, 0);
+        if (rc != 0)
+            return proxy_tp_fail(p, k, idx, tp, rc, "get (g)", w);
+        proxy_result_put(r, v);
+        return GSHMEM_SUCCESS;
+    }
+    if (w->value == 0)
+        return GSHMEM_SUCCESS;
+    if (gshmemi_proxy_stage_wanted(p, tp, (int)pe, w->roff, w->laddr))
+        rc = gshmemi_proxy_stage_get(p, tp, (int)pe, (void *)(uintptr_t)w->laddr, w->roff,
+                                     (size_t)w->value);
+    else
+        rc = tp->ops->get(tp, (int)pe, (void *)(uintptr_t)w->laddr, w->roff,
+                          (size_t)w->value, 1);
+    if (rc != 0)
+        return proxy_tp_fail(p, k, idx, tp, rc, "get", w);
+    proxy_issued(p, tp);
+    return GSHMEM_SUCCESS;
+}
+
+/* A non-fetching SET/ADD with its operand in stage word s. */
+static int proxy_amo_nbi(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w,
+                         gshmemi_amo_op_t op, gshmemi_dtype_t dt, uint64_t off, uint64_t v,
+                         uint64_t s, int after_fence)
+{
+    uint32_t pe = gshmemi_wqe_pe(w);
+    gshmemi_transport_t *tp = gshmemi_amo_tp_of((int)pe);
+    uint64_t *stage = &p->chan[k].stage[s & (p->capacity - 1)];
+
+    *stage = v;
+    int rc = tp->ops->amo_nbi(tp, (int)pe, op, dt, off, stage, after_fence);
+    if (rc != 0)
+        return proxy_tp_fail(p, k, idx, tp, rc, "non-blocking atomic", w);
+    proxy_issued(p, tp);
+    return GSHMEM_SUCCESS;
+}
+
+static int proxy_put_signal(gshmemi_proxy_t *p, uint32_t k, uint64_t idx,
+                            const gshmemi_wqe_t *w, const gshmemi_wqe_t *x)
+{
+    uint32_t pe = gshmemi_wqe_pe(w);
+    gshmemi_transport_t *dtp = p->g->pe_tp[pe], *stp = gshmemi_amo_tp_of((int)pe);
+
+    GSHMEMI_CHECK(proxy_put(p, k, idx, w));
+    if (w->value > 0 && dtp != stp) {
+        int rc = dtp->ops->quiet(dtp);
+        if (rc != 0)
+            return proxy_tp_fail(p, k, idx, dtp, rc, "completing the data before the signal",
+                                 w);
+    }
+    return proxy_amo_nbi(p, k, idx, w, gshmemi_wqe_aux(x) == GSHMEM_SIGNAL_SET ?
+                         GSHMEMI_AMO_SET : GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, x->roff,
+                         x->value, idx + 1, 1);
+}
+
+static int proxy_amo(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w,
+                     const gshmemi_wqe_t *x)
+{
+    uint32_t pe = gshmemi_wqe_pe(w), kind = gshmemi_wqe_aux(w);
+    int is32 = (gshmemi_wqe_flags(w) & GSHMEMI_WQE_F_AMO32) != 0;
+    gshmemi_dtype_t dt = is32 ? GSHMEMI_DT_INT32 : GSHMEMI_DT_UINT64;
+    gshmemi_transport_t *tp = gshmemi_amo_tp_of((int)pe);
+
+    if (!gshmemi_qamo_fetching(kind))
+        return proxy_amo_nbi(p, k, idx, w, (gshmemi_amo_op_t)kind, dt, w->roff, w->value, idx,
+                             0);
+    gshmemi_qresult_t *r = proxy_result_slot(p, k, idx);
+    uint64_t op64 = kind == GSHMEMI_QAMO_CSWAP ? x->value : w->value, cmp64 = w->value;
+    uint64_t res64 = 0;
+    uint32_t op32 = (uint32_t)op64, cmp32 = (uint32_t)cmp64, res32 = 0;
+    int rc = tp->ops->amo(tp, (int)pe, (gshmemi_amo_op_t)kind, dt, w->roff,
+                          is32 ? (const void *)&op32 : (const void *)&op64,
+                          kind == GSHMEMI_QAMO_CSWAP ? (is32 ? (const void *)&cmp32
+                                                             : (const void *)&cmp64) : NULL,
+                          is32 ? (void *)&res32 : (void *)&res64);
+    if (rc != 0)
+        return proxy_tp_fail(p, k, idx, tp, rc, "atomic", w);
+    proxy_result_put(r, is32 ? res32 : res64);
+    return GSHMEM_SUCCESS;
+}
+
+int gshmemi_proxy_exec(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w,
+                       const gshmemi_wqe_t *x)
+{
+    if (gshmemi_wqe_flags(w) & GSHMEMI_WQE_F_FENCE)
+        GSHMEMI_CHECK(proxy_order(p));
+    switch (gshmemi_wqe_op(w)) {
+    case GSHMEMI_OP_FENCE: return proxy_order(p);
+    case GSHMEMI_OP_QUIET: return gshmemi_proxy_quiet(p);
+    case GSHMEMI_OP_PUT: return proxy_put(p, k, idx, w);
+    case GSHMEMI_OP_GET: return proxy_get(p, k, idx, w);
+    case GSHMEMI_OP_PUT_SIGNAL: return proxy_put_signal(p, k, idx, w, x);
+    case GSHMEMI_OP_SIGNAL:
+        return proxy_amo_nbi(p, k, idx, w, gshmemi_wqe_aux(w) == GSHMEM_SIGNAL_SET ?
+                             GSHMEMI_AMO_SET : GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, w->roff,
+                             w->value, idx, 1);
+    case GSHMEMI_OP_AMO: return proxy_amo(p, k, idx, w, x);
+    default: return GSHMEM_SUCCESS;   /* NOP (validation let nothing else through) */
+    }
+}

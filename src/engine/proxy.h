@@ -1,0 +1,72 @@
+/* proxy.h: the proxy engine (the "software NIC") that executes the device
+ * API's queue-path entries through the host transports, and the validation
+ * of those entries. The wire protocol is include/gshmem/impl/gshmem_dev_queue.h.
+ *
+ * Life cycle (src/api/core/init.c): gshmemi_proxy_start after the transports
+ * and before the device state is published (it provides the channels);
+ * gshmemi_proxy_stop at finalize before the final barrier (it drains every
+ * ring first, so entries posted by kernels that ended before finalize are
+ * executed and complete before any PE leaves) and on init's unwinding. */
+#ifndef GSHMEMI_PROXY_H
+#define GSHMEMI_PROXY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "api/gshmemi.h"
+#include "gshmem/impl/gshmem_dev_queue.h"
+
+/* Not collective. With a CUDA heap, when some PE has no load/store mapping
+ * here or GSHMEM_DEVICE_QUEUE_ONLY=1: allocates the channels (ring slots,
+ * counters and result slots in pinned mapped memory, heads and producer
+ * caches in device memory) and starts the engine thread, pinned near the
+ * GPU. Otherwise does nothing. Returns 0 or a logged error. */
+int gshmemi_proxy_start(gshmemi_state_t *g);
+
+/* TESTING: an engine over host-memory channels, whatever the heap and the
+ * settings, for host threads acting as producers (tests/multipe). */
+int gshmemi_proxy_start_host(gshmemi_state_t *g);
+
+/* Drains every ring (executes and completes everything posted so far),
+ * stops the thread, frees the channels. No-op when no engine runs. */
+void gshmemi_proxy_stop(gshmemi_state_t *g);
+
+/* The queue descriptor the producers use (device memory for a CUDA
+ * engine, host memory for a host one); NULL when no engine runs. */
+gshmemi_queue_t *gshmemi_proxy_queue(void);
+
+typedef struct gshmemi_proxy_stats {
+    uint64_t entries;       /* entries taken from the rings */
+    uint64_t quiets;        /* transport quiets issued */
+    uint64_t fences;        /* transport fences issued */
+    uint64_t idle_sleeps;
+    int status;             /* 0, or the error the engine stopped on */
+} gshmemi_proxy_stats_t;
+
+/* Counters of the running engine (approximate while it runs). Returns
+ * GSHMEM_ERR_NOT_INITIALIZED when none runs. */
+int gshmemi_proxy_get_stats(gshmemi_proxy_stats_t *stats_p);
+
+/* ---- validation (plain C, no state: validate.c) ---------------------------- */
+
+typedef struct gshmemi_proxy_bounds {
+    int n_pes;
+    const void *heap_base;    /* local heap; remote heaps have the same size */
+    uint64_t heap_size;
+    /* 1 when [p, p+n) is registered local memory (gshmem_register); NULL: none */
+    int (*local_ok)(void *ctx, const void *p, size_t n);
+    void *ctx;
+} gshmemi_proxy_bounds_t;
+
+/* Checks one entry (w, plus its continuation ext when gshmemi_qwqe_slots(w)
+ * is 2; ext may be NULL otherwise): op and flags known, PE in range, remote
+ * range inside the heap (and aligned for AMOs and signals), local range in
+ * the local heap or registered. Returns 0, or GSHMEM_ERR_INVALID_ARG /
+ * GSHMEM_ERR_INVALID_PE / GSHMEM_ERR_OUT_OF_HEAP with the reason in why
+ * (cap bytes, may be 0). Logs nothing (the engine logs with the channel). */
+int gshmemi_proxy_validate(const gshmemi_proxy_bounds_t *b, const gshmemi_wqe_t *w,
+                           const gshmemi_wqe_t *ext, char *why, size_t cap);
+
+/* The op's name for messages ("PUT", "AMO", ..., "op 77"). buf: >= 16 bytes. */
+const char *gshmemi_proxy_op_name(uint32_t op, char *buf, size_t cap);
+
+#endif /* GSHMEMI_PROXY_H */

@@ -1,0 +1,84 @@
+/* proxy_impl.h: the engine's private state, shared by the files of
+ * src/engine. One engine per process (one PE per process). */
+#ifndef GSHMEMI_PROXY_IMPL_H
+#define GSHMEMI_PROXY_IMPL_H
+
+#include <pthread.h>
+#include "proxy.h"
+
+#define PROXY_SUBSYS GSHMEMI_SUBSYS_PROXY
+
+#define GSHMEMI_PROXY_BURST 64           /* entries per ring per pass */
+#define GSHMEMI_PROXY_QUIET_NBI 64       /* transport quiet after this many nbi ops */
+#define GSHMEMI_PROXY_PUBLISH 32         /* ring consumer publish batch */
+#define GSHMEMI_PROXY_IDLE_SPIN_NS 100000ull  /* poll this long idle, then ... */
+#define GSHMEMI_PROXY_IDLE_SLEEP_NS 20000L    /* ... sleep this long per idle round */
+#define GSHMEMI_PROXY_MAX_MEM 32
+
+enum { GSHMEMI_PROXY_MEM_HOST = 0, GSHMEMI_PROXY_MEM_PINNED, GSHMEMI_PROXY_MEM_DEVICE };
+
+typedef struct gshmemi_proxy_chan {
+    gshmemi_ring_consumer_t c;     /* host view of the ring */
+    gshmemi_qresult_t *results;    /* host view: [capacity] */
+    uint64_t *stage;               /* [capacity]: inline data and nbi operands */
+    uint64_t executed;             /* entries [0, executed) were issued */
+} gshmemi_proxy_chan_t;
+
+typedef struct gshmemi_proxy {
+    gshmemi_state_t *g;
+    int cuda;                       /* channels in CUDA memory (else host) */
+    uint32_t n_chan, capacity;
+    gshmemi_proxy_chan_t chan[GSHMEMI_QUEUE_CHANNELS];
+    gshmemi_queue_t *queue;         /* the producers' descriptor */
+    gshmemi_proxy_bounds_t bounds;
+    struct { void *p; int kind; } mem[GSHMEMI_PROXY_MAX_MEM];
+    int n_mem;
+    pthread_t thread;
+    int started;
+    int stop;                       /* set (release) by gshmemi_proxy_stop */
+    int status;                     /* 0 or the error the engine stopped on */
+    uint64_t nbi_out;               /* non-blocking transport ops since the last quiet */
+    unsigned used;                  /* bit i: g->tps[i] has such ops in flight */
+    gshmemi_proxy_stats_t st;
+    int ready;                      /* set (release) once the thread is warmed up */
+    void *stage_stream;             /* stage.c: cudaStream_t, non-blocking */
+    void *arena;                    /* stage.c: pinned staging arena */
+    size_t arena_size, arena_used;
+} gshmemi_proxy_t;
+
+/* channels.c */
+int gshmemi_proxy_channels_create(gshmemi_proxy_t *p);
+void gshmemi_proxy_channels_destroy(gshmemi_proxy_t *p);
+
+/* exec.c: one validated entry (x: its EXT slot or NULL). 0 or the error
+ * (logged; the caller fails the engine). */
+int gshmemi_proxy_exec(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w,
+                       const gshmemi_wqe_t *x);
+/* Transport quiet of everything in flight, then every issued entry is
+ * complete. 0 or the error (logged). */
+int gshmemi_proxy_quiet(gshmemi_proxy_t *p);
+/* Entries issued with nothing non-blocking in flight are complete. */
+void gshmemi_proxy_settle(gshmemi_proxy_t *p);
+/* Stops executing: logs nothing, stores rc in every ring's status. */
+void gshmemi_proxy_fail(gshmemi_proxy_t *p, int rc);
+
+/* stage.c: staging of device buffers through pinned host memory for
+ * transports that map the target (see stage.c for why). wanted: 1 when the
+ * op (target pe/off through tp, local buffer laddr) must be staged. put:
+ * non-blocking transport puts from the arena; get: the data lands in dst
+ * after the next engine quiet. sync: the engine's stream, then the arena is
+ * free again (part of gshmemi_proxy_quiet). */
+int gshmemi_proxy_stage_init(gshmemi_proxy_t *p);
+void gshmemi_proxy_stage_fini(gshmemi_proxy_t *p);
+int gshmemi_proxy_stage_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
+                               uint64_t off, uint64_t laddr);
+int gshmemi_proxy_stage_put(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
+                            uint64_t off, const void *src, size_t n);
+int gshmemi_proxy_stage_get(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe, void *dst,
+                            uint64_t off, size_t n);
+int gshmemi_proxy_stage_sync(gshmemi_proxy_t *p);
+
+/* pin.c: binds the calling thread near the GPU (INFO line on fallback). */
+void gshmemi_proxy_pin(int cuda_device);
+
+#endif /* GSHMEMI_PROXY_IMPL_H */

@@ -1,0 +1,229 @@
+/* ofi.h: private state of the ofi transport (libfabric RDM endpoint, one per
+ * PE). Internal to src/transports/ofi; tests include it for the debug knobs.
+ *
+ * Completion model: every operation takes an ofi_op_t from a registered
+ * arena (its fi_context2 is the provider's context, its small buffers hold
+ * AMO operands and results, so they have a local descriptor), and names an
+ * ofi_sync_t that is bumped when the op completes: the global one for nbi
+ * operations (quiet waits until done == posted), a stack one for blocking
+ * calls. The CQ is read by the progress thread and by every wait loop. */
+#ifndef GSHMEMI_OFI_H
+#define GSHMEMI_OFI_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "transports/transport.h"
+#include "gshmem_types.h"
+#include "base/util/log.h"
+
+#define OFI_API_VERSION FI_VERSION(1, 10)
+#define OFI_SUBSYS GSHMEMI_SUBSYS_TRANSPORT
+#define OFI_ADDR_MAX 240          /* bytes of an endpoint name we exchange */
+#define OFI_ARENA_OPS 4096        /* operations in flight at most */
+#define OFI_BOUNCE_SLOTS 64
+#define OFI_BOUNCE_SIZE (64u << 10)
+
+typedef enum ofi_op_kind {
+    OFI_OP_PUT = 0, OFI_OP_GET, OFI_OP_AMO, OFI_OP_FETCH_AMO, OFI_OP_FLUSH,
+    /* staging path (ofi_stage.c): completions handled by ofi_stage_event */
+    OFI_OP_AM_SEND,       /* a request sent from a send buffer */
+    OFI_OP_AM_RECV,       /* a posted receive buffer */
+    OFI_OP_AM_REPLY       /* a receive buffer being sent back as a reply */
+} ofi_op_kind_t;
+
+/* Completion target of a group of operations. */
+typedef struct ofi_sync {
+    uint64_t posted;              /* ops issued against this sync */
+    uint64_t done;                /* ops completed (atomic) */
+    int err;                      /* first error (atomic), 0 if none */
+} ofi_sync_t;
+
+typedef struct ofi_op {
+    struct fi_context2 ctx;       /* first: the provider's context */
+    struct ofi_op *next_free;
+    ofi_sync_t *sync;
+    ofi_op_kind_t kind;
+    int pe;
+    uint64_t off;                 /* remote heap offset (for messages) */
+    size_t len;
+    int bounce;                   /* bounce slot index, -1 if none */
+    void *copy_out;               /* get via bounce / fetch result: user dst */
+    size_t copy_len;
+    uint64_t operand, compare, result;   /* registered AMO buffers */
+} ofi_op_t;
+
+/* Per remote PE: what we need to target its heap. */
+typedef struct ofi_peer {
+    fi_addr_t addr;
+    uint64_t key;
+    uint64_t base;                /* remote address of offset 0 */
+} ofi_peer_t;
+
+typedef struct ofi_reg {          /* mem_register list entry */
+    struct ofi_reg *next;
+    void *addr;
+    size_t len;
+    struct fid_mr *mr;
+} ofi_reg_t;
+
+typedef struct ofi_state {
+    int my_pe, n_pes;
+    gshmemi_bootstrap_t *boot;
+    gshmemi_heap_t *heap;
+
+    /* what the provider gave (ofi_info.c) */
+    struct fi_info *info;
+    char prov_name[64];
+    int mr_local, mr_virt, mr_prov_key, mr_endpoint, mr_hmem;
+    int has_dc;                   /* FI_DELIVERY_COMPLETE accepted */
+    int has_fence;                /* FI_FENCE honoured */
+    int has_raw;                  /* read-after-write ordered (flush path) */
+    int amo_as_fetch;             /* issue set/add as fetching atomics (shm quirk) */
+    int stage_mode;               /* staging path: FI_MSG active messages (ofi_stage.c) */
+    size_t max_msg, inject_size;
+    uint64_t next_key;            /* requested keys (no FI_MR_PROV_KEY) */
+
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    struct fid_mr *heap_mr;
+    void *heap_desc;
+    ofi_peer_t *peers;            /* [n_pes] */
+
+    /* op arena (registered) and bounce slots (registered) */
+    ofi_op_t *arena;
+    struct fid_mr *arena_mr;
+    void *arena_desc;
+    ofi_op_t *free_ops;
+    pthread_mutex_t free_lock;
+    char *bounce;
+    struct fid_mr *bounce_mr;
+    void *bounce_desc;
+    uint64_t bounce_free;         /* bitmap of free slots (atomic) */
+
+    ofi_reg_t *regs;
+    pthread_mutex_t reg_lock;
+
+    ofi_sync_t nbi;               /* every nbi op */
+    unsigned char *fence_pending; /* [n_pes], only with has_fence */
+    unsigned char *dirty;         /* [n_pes], writes since quiet (!has_dc) */
+
+    struct ofi_stage *stage;      /* staging path state, NULL on the RMA path */
+
+    unsigned char *own_reach;     /* reach array allocated here, if any */
+    pthread_t thread;
+    int thread_started;
+    int stop;                     /* atomic */
+} ofi_state_t;
+
+/* ofi_info.c */
+int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env);
+int ofi_info_check_atomics(ofi_state_t *s);
+int ofi_mr_register(ofi_state_t *s, void *addr, size_t len, uint64_t access,
+                    struct fid_mr **mr_p, void **desc_p);
+
+/* ofi_progress.c */
+int ofi_progress_start(ofi_state_t *s);
+void ofi_progress_stop(ofi_state_t *s);
+int ofi_progress_once(ofi_state_t *s);
+/* Read the CQ until empty, completing ops; returns entries read or < 0. */
+int ofi_cq_poll(ofi_state_t *s);
+/* An op is done (err 0) or failed: copy out, free it, count it in its sync. */
+void ofi_op_complete(ofi_state_t *s, ofi_op_t *op, int err);
+ofi_op_t *ofi_op_get(ofi_state_t *s, ofi_sync_t *sync, ofi_op_kind_t kind, int pe,
+                     uint64_t off, size_t len);
+void ofi_op_put(ofi_state_t *s, ofi_op_t *op);
+int ofi_bounce_get(ofi_state_t *s);
+char *ofi_bounce_ptr(ofi_state_t *s, int slot);
+/* Wait until sync->done reaches sync->posted; returns its first error. */
+int ofi_sync_wait(ofi_state_t *s, ofi_sync_t *sync);
+/* An op of sync completed, with fi error err (0: success): keep the
+ * first error, count it done. */
+void ofi_sync_complete(ofi_sync_t *sync, int err);
+int ofi_quiet(ofi_state_t *s);
+
+/* ofi_rma.c */
+int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                size_t n, int nbi);
+int ofi_rma_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, size_t n,
+                int nbi);
+/* Flags of the next op to pe: FI_COMPLETION, FI_FENCE if one is pending. */
+uint64_t ofi_op_flags(ofi_state_t *s, int pe, int remote_write);
+/* 1 and *desc_p when [p, p+n) can be used as a local buffer as is (heap,
+ * registration, or a provider without FI_MR_LOCAL); 0: bounce it. */
+int ofi_local_desc(ofi_state_t *s, const void *p, size_t n, void **desc_p);
+/* Remote address of pe's heap offset off, per FI_MR_VIRT_ADDR. */
+static inline uint64_t ofi_raddr(const ofi_peer_t *peer, int virt, uint64_t off)
+{
+    return virt ? peer->base + off : off;
+}
+
+/* ofi_amo.c */
+int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+            uint64_t off, const void *operand, const void *compare, void *result);
+int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                uint64_t off, const void *operand, int after_fence);
+
+#ifdef GSHMEM_HAVE_CUDA
+/* ofi_stage.c / ofi_am.c: the staging path (CUDA heap without FI_HMEM).
+ * Entered from the RMA path's functions when s->stage is set. */
+int ofi_stage_setup(ofi_state_t *s);
+void ofi_stage_close(ofi_state_t *s);    /* after the endpoint is closed */
+int ofi_stage_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n);
+int ofi_stage_get(ofi_state_t *s, int pe, void *dst, uint64_t off, size_t n, int nbi);
+int ofi_stage_amo(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                  uint64_t off, const void *operand, const void *compare, void *result);
+int ofi_stage_amo_nbi(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                      uint64_t off, const void *operand);
+int ofi_stage_quiet(ofi_state_t *s);
+int ofi_stage_progress(ofi_state_t *s);
+void ofi_stage_event(ofi_state_t *s, ofi_op_t *op, int err);
+void ofi_stage_thread_start(ofi_state_t *s);
+/* For the progress thread after an empty pass: 1 = poll again soon (work
+ * in flight or recent); *hot_p is its countdown of idle passes. */
+int ofi_stage_hot(ofi_state_t *s, int *hot_p);
+/* Test knob: take the staging path whatever the heap and provider (a host
+ * heap then exercises the protocol without a GPU). Default 0. */
+extern int gshmemi_ofi_force_stage;
+#endif
+
+/* Test knob: treat every local buffer outside the heap as unregistered and
+ * bounce it, as an FI_MR_LOCAL provider would (verbs). Default 0. */
+extern int gshmemi_ofi_force_bounce;
+
+static inline ofi_state_t *ofi_state(gshmemi_transport_t *tp)
+{
+    return (ofi_state_t *)tp->priv;
+}
+
+static inline int ofi_check_pe(ofi_state_t *s, int pe, const char *what)
+{
+    if (pe < 0 || pe >= s->n_pes) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi %s: PE %d out of range [0, %d)", what, pe, s->n_pes);
+        return GSHMEM_ERR_INVALID_PE;
+    }
+    return 0;
+}
+
+static inline int ofi_check_range(ofi_state_t *s, uint64_t off, size_t n, const char *what,
+                                  int pe)
+{
+    if (off > s->heap->size || n > s->heap->size - off) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi %s to PE %d: [offset %llu, +%zu) outside the %zu-byte heap",
+                      what, pe, (unsigned long long)off, n, s->heap->size);
+        return GSHMEM_ERR_OUT_OF_HEAP;
+    }
+    return 0;
+}
+
+#endif /* GSHMEMI_OFI_H */

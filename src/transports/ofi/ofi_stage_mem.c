@@ -1,0 +1,216 @@
+/* ofi_stage_mem.c: the memory operations of the staging path, for a CUDA
+ * heap (copies on private non-blocking streams, AMOs with the system-scope
+ * kernels of src/base/heap/heap_cuda_amo.cu) and for a host heap (plain copies
+ * and CPU atomics: the mode the unit tests use to run the protocol without
+ * a GPU). Non-blocking streams: a legacy-default-stream copy would wait for
+ * the user's kernels, which may be spinning on the very data we bring. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "base/heap/heap_cuda_amo.h"
+#include "ofi_stage.h"
+
+static int ofi_smem_fail(cudaError_t e, const char *what, size_t n, const void *p)
+{
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: %s (%zu bytes at %p) failed: %s", what, n, p,
+                  cudaGetErrorString(e));
+    (void)cudaGetLastError();
+    return GSHMEM_ERR_TRANSPORT;
+}
+
+int ofi_smem_init(ofi_stage_t *st, const gshmemi_heap_t *heap)
+{
+    st->cuda = heap->kind == GSHMEMI_HEAP_CUDA;
+    st->dev = heap->cuda_device;
+    if (!st->cuda)
+        return 0;
+    int prev;
+    ofi_smem_dev_enter(st, &prev);
+    cudaStream_t a = NULL, b = NULL;
+    cudaError_t e = cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking);
+    ofi_smem_dev_leave(prev);
+    if (e != cudaSuccess) {
+        if (a)
+            cudaStreamDestroy(a);
+        return ofi_smem_fail(e, "cudaStreamCreateWithFlags", 0, NULL);
+    }
+    st->stream = a;
+    st->ustream = b;
+    return 0;
+}
+
+void ofi_smem_fini(ofi_stage_t *st)
+{
+    if (st->stream)
+        cudaStreamDestroy((cudaStream_t)st->stream);
+    if (st->ustream)
+        cudaStreamDestroy((cudaStream_t)st->ustream);
+    st->stream = st->ustream = NULL;
+}
+
+/* Pinned host memory (cudaHostAlloc) for a CUDA heap: copies from and to
+ * it are true asynchronous DMA. */
+int ofi_smem_alloc(ofi_stage_t *st, size_t len, void **p_p)
+{
+    void *p = NULL;
+    if (st->cuda) {
+        cudaError_t e = cudaHostAlloc(&p, len, cudaHostAllocPortable);
+        if (e != cudaSuccess)
+            return ofi_smem_fail(e, "cudaHostAlloc of bounce buffers", len, NULL);
+    } else if (posix_memalign(&p, 4096, len) != 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: cannot allocate %zu bytes of bounce buffers",
+                      len);
+        return GSHMEM_ERR_NOMEM;
+    }
+    memset(p, 0, len);
+    *p_p = p;
+    return 0;
+}
+
+void ofi_smem_free(ofi_stage_t *st, void *p)
+{
+    if (!p)
+        return;
+    if (st->cuda)
+        cudaFreeHost(p);
+    else
+        free(p);
+}
+
+void ofi_smem_dev_enter(ofi_stage_t *st, int *prev_p)
+{
+    int cur = -1;
+    *prev_p = -1;
+    if (!st->cuda)
+        return;
+    if (cudaGetDevice(&cur) == cudaSuccess && cur != st->dev &&
+        cudaSetDevice(st->dev) == cudaSuccess)
+        *prev_p = cur;
+    (void)cudaGetLastError();
+}
+
+void ofi_smem_dev_leave(int prev)
+{
+    if (prev >= 0)
+        (void)cudaSetDevice(prev);
+}
+
+/* 1 when p is device (or managed) memory: copy it with the CUDA runtime. */
+static int ofi_smem_is_device(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+static int ofi_smem_copy_sync(ofi_stage_t *st, void *stream, void *dst, const void *src,
+                              size_t n, const char *what)
+{
+    cudaStream_t cs = (cudaStream_t)stream;
+    int prev;
+    ofi_smem_dev_enter(st, &prev);   /* the stream belongs to the heap's device */
+    cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, cs);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(cs);
+    ofi_smem_dev_leave(prev);
+    return e == cudaSuccess ? 0 : ofi_smem_fail(e, what, n, dst);
+}
+
+int ofi_smem_from_user(ofi_stage_t *st, void *stream, void *host_dst, const void *src, size_t n)
+{
+    if (st->cuda && ofi_smem_is_device(src))
+        return ofi_smem_copy_sync(st, stream, host_dst, src, n, "copy out of a device buffer");
+    memcpy(host_dst, src, n);
+    return 0;
+}
+
+int ofi_smem_to_user(ofi_stage_t *st, void *stream, void *dst, const void *host_src, size_t n)
+{
+    if (st->cuda && ofi_smem_is_device(dst))
+        return ofi_smem_copy_sync(st, stream, dst, host_src, n, "copy into a device buffer");
+    memcpy(dst, host_src, n);
+    return 0;
+}
+
+int ofi_smem_heap_write(ofi_stage_t *st, void *heap_dst, const void *host_src, size_t n)
+{
+    if (!st->cuda) {
+        memcpy(heap_dst, host_src, n);
+        return 0;
+    }
+    cudaError_t e = cudaMemcpyAsync(heap_dst, host_src, n, cudaMemcpyHostToDevice,
+                                    (cudaStream_t)st->stream);
+    return e == cudaSuccess ? 0 : ofi_smem_fail(e, "cudaMemcpyAsync into the heap", n, heap_dst);
+}
+
+int ofi_smem_heap_read(ofi_stage_t *st, void *host_dst, const void *heap_src, size_t n)
+{
+    if (!st->cuda) {
+        memcpy(host_dst, heap_src, n);
+        return 0;
+    }
+    cudaStream_t cs = (cudaStream_t)st->stream;
+    cudaError_t e = cudaMemcpyAsync(host_dst, heap_src, n, cudaMemcpyDeviceToHost, cs);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(cs);
+    return e == cudaSuccess ? 0 : ofi_smem_fail(e, "copy out of the heap", n, heap_src);
+}
+
+int ofi_smem_sync(ofi_stage_t *st)
+{
+    if (!st->cuda)
+        return 0;
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)st->stream);
+    return e == cudaSuccess ? 0 : ofi_smem_fail(e, "cudaStreamSynchronize", 0, NULL);
+}
+
+/* CPU atomics on a host heap (the no-GPU test mode). */
+#define OFI_SMEM_HOST_AMO(T, p, op, v, c, old)                                    \
+    do {                                                                          \
+        T *p_ = (T *)(p), v_ = (T)(v), c_ = (T)(c);                               \
+        switch (op) {                                                             \
+        case GSHMEMI_AMO_SET: __atomic_store_n(p_, v_, __ATOMIC_SEQ_CST); break;  \
+        case GSHMEMI_AMO_ADD: __atomic_fetch_add(p_, v_, __ATOMIC_SEQ_CST); break; \
+        case GSHMEMI_AMO_FETCH: (old) = __atomic_load_n(p_, __ATOMIC_SEQ_CST); break; \
+        case GSHMEMI_AMO_FETCH_ADD:                                               \
+            (old) = __atomic_fetch_add(p_, v_, __ATOMIC_SEQ_CST); break;          \
+        case GSHMEMI_AMO_SWAP: (old) = __atomic_exchange_n(p_, v_, __ATOMIC_SEQ_CST); break; \
+        case GSHMEMI_AMO_CSWAP:                                                   \
+            __atomic_compare_exchange_n(p_, &c_, v_, 0, __ATOMIC_SEQ_CST,         \
+                                        __ATOMIC_SEQ_CST);                        \
+            (old) = c_;                                                           \
+            break;                                                                \
+        }                                                                         \
+    } while (0)
+
+int ofi_smem_heap_amo(ofi_stage_t *st, void *heap_p, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                      const void *operand, const void *compare, void *result)
+{
+    if (st->cuda)
+        return gshmemi_cuda_amo(heap_p, op, dt, operand, compare, result, st->stream);
+    uint64_t v = 0, c = 0;
+    size_t sz = gshmemi_dtype_size(dt);
+    if (operand)
+        memcpy(&v, operand, sz);
+    if (compare)
+        memcpy(&c, compare, sz);
+    if (dt == GSHMEMI_DT_INT32) {
+        uint32_t old = 0;
+        OFI_SMEM_HOST_AMO(uint32_t, heap_p, op, v, c, old);
+        if (result)
+            memcpy(result, &old, sizeof old);
+    } else {
+        uint64_t old = 0;
+        OFI_SMEM_HOST_AMO(uint64_t, heap_p, op, v, c, old);
+        if (result)
+            memcpy(result, &old, sizeof old);
+    }
+    return 0;
+}

@@ -1,0 +1,363 @@
+/* gshmemrun: starts N PEs of a program on this node and serves their
+ * bootstrap (rendezvous over a Unix socket in a private directory).
+ *
+ *   gshmemrun -n N [--timeout S] [--prefix] [--] prog [args...]
+ *
+ * Each PE gets GSHMEMRUN_SOCKET, GSHMEMRUN_PE, GSHMEMRUN_N_PES and
+ * GSHMEMRUN_DIR. When a PE dies, exits non-zero, exits or drops its
+ * connection without gshmem_finalize, or aborts, gshmemrun names it and the
+ * cause, tells the others, sends them SIGTERM (SIGKILL 2 s later) and exits
+ * with the first failure's status (128+signal for a signal, 124 on timeout). */
+#define _GNU_SOURCE
+#include "launcher.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/bootstrap/local_proto.h"
+
+#define LR_GRACE_S 2.0
+
+typedef struct lr_args {
+    int n;
+    double timeout;
+    int prefix;
+    char **argv;       /* program and its arguments */
+} lr_args_t;
+
+static int sig_pipe[2] = {-1, -1};
+static volatile sig_atomic_t got_term_sig;
+
+double lr_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void lr_buf_append(lr_buf_t *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            fprintf(stderr, "gshmemrun: out of memory (%zu bytes)\n", cap);
+            exit(1);
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+void lr_buf_consume(lr_buf_t *b, size_t n)
+{
+    memmove(b->data, b->data + n, b->len - n);
+    b->len -= n;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gshmemrun -n N [--timeout S] [--prefix] [--] prog [args...]\n"
+               "  -n, --np N      number of PEs to start on this node\n"
+               "  --timeout S     end the job after S seconds (exit status 124)\n"
+               "  --prefix        prefix each output line with \"[PE i] \"\n");
+}
+
+static int parse_args(int argc, char **argv, lr_args_t *a)
+{
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *o = argv[i];
+        char *end;
+        if (strcmp(o, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(o, "--prefix") == 0) {
+            a->prefix = 1;
+        } else if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if ((strcmp(o, "-n") == 0 || strcmp(o, "-np") == 0 || strcmp(o, "--np") == 0) &&
+                   i + 1 < argc) {
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 4096) {
+                fprintf(stderr, "gshmemrun: -n %s: expected a PE count in 1..4096\n", argv[i]);
+                return -1;
+            }
+            a->n = (int)v;
+        } else if (strcmp(o, "--timeout") == 0 && i + 1 < argc) {
+            double v = strtod(argv[++i], &end);
+            if (*end || v <= 0) {
+                fprintf(stderr, "gshmemrun: --timeout %s: expected seconds > 0\n", argv[i]);
+                return -1;
+            }
+            a->timeout = v;
+        } else {
+            fprintf(stderr, "gshmemrun: unknown or incomplete option %s\n", o);
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (a->n < 1 || i >= argc) {
+        usage(stderr);
+        return -1;
+    }
+    a->argv = argv + i;
+    return 0;
+}
+
+static int make_dir(lr_job_t *job)
+{
+    const char *bases[2] = {getenv("TMPDIR"), "/tmp"};
+    for (int k = 0; k < 2; k++) {
+        if (!bases[k] || !*bases[k])
+            continue;
+        char d[256];
+        int l = snprintf(d, sizeof d, "%s/gshmemrun-XXXXXX", bases[k]);
+        if (l < 0 || (size_t)l + sizeof "/rdv.sock" > sizeof job->sock)
+            continue;   /* a Unix socket path must fit in sun_path */
+        if (!mkdtemp(d))
+            continue;
+        chmod(d, 0700);
+        snprintf(job->dir, sizeof job->dir, "%s", d);
+        memcpy(job->sock, d, (size_t)l);   /* fits: checked above */
+        memcpy(job->sock + l, "/rdv.sock", sizeof "/rdv.sock");
+        return 0;
+    }
+    fprintf(stderr, "gshmemrun: cannot create a private directory under $TMPDIR or /tmp: %s\n",
+            strerror(errno));
+    return -1;
+}
+
+static void child_exec(lr_job_t *job, int pe, int out_w, int err_w, char **argv)
+{
+    char v[32];
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGCHLD, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    if (out_w >= 0) {
+        dup2(out_w, 1);
+        dup2(err_w, 2);
+    }
+    setenv(GSHMEMI_LP_ENV_SOCKET, job->sock, 1);
+    setenv(GSHMEMI_LP_ENV_DIR, job->dir, 1);
+    snprintf(v, sizeof v, "%d", pe);
+    setenv(GSHMEMI_LP_ENV_PE, v, 1);
+    snprintf(v, sizeof v, "%d", job->n);
+    setenv(GSHMEMI_LP_ENV_N_PES, v, 1);
+    execvp(argv[0], argv);
+    fprintf(stderr, "gshmemrun: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+static int spawn_all(lr_job_t *job, char **argv)
+{
+    for (int p = 0; p < job->n; p++) {
+        int o[2] = {-1, -1}, e[2] = {-1, -1};
+        if (job->prefix && (pipe2(o, O_CLOEXEC) != 0 || pipe2(e, O_CLOEXEC) != 0)) {
+            fprintf(stderr, "gshmemrun: pipe: %s\n", strerror(errno));
+            return -1;
+        }
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) {
+            lr_job_fail(job, 1, "cannot start PE %d: fork: %s", p, strerror(errno));
+            return -1;
+        }
+        if (pid == 0)
+            child_exec(job, p, o[1], e[1], argv);
+        job->pes[p].pid = pid;
+        job->pes[p].running = 1;
+        if (job->prefix) {
+            close(o[1]);
+            close(e[1]);
+            job->pes[p].out_fd = o[0];
+            job->pes[p].err_fd = e[0];
+        }
+    }
+    return 0;
+}
+
+static void kill_running(lr_job_t *job, int sig)
+{
+    for (int p = 0; p < job->n; p++)
+        if (job->pes[p].running)
+            kill(job->pes[p].pid, sig);
+}
+
+void lr_job_fail(lr_job_t *job, int rc, const char *fmt, ...)
+{
+    if (job->failing)
+        return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "gshmemrun: %s\n", text);
+    fflush(stderr);
+    job->failing = 1;
+    job->rc = rc;
+    lr_rdv_send_error_all(job, text);
+    kill_running(job, SIGTERM);
+    job->kill_at = lr_now() + LR_GRACE_S;
+}
+
+static void on_exit_pe(lr_job_t *job, int p, int st)
+{
+    lr_pe_t *pe = &job->pes[p];
+    pe->running = 0;
+    pe->wstatus = st;
+    lr_rdv_drain_pe(job, p);   /* an ABORT or BYE it left behind comes first */
+    if (job->failing)
+        return;
+    if (WIFSIGNALED(st))
+        lr_job_fail(job, 128 + WTERMSIG(st), "PE %d (pid %d) was killed by signal %d (%s)", p,
+                    (int)pe->pid, WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else if (WEXITSTATUS(st) != 0)
+        lr_job_fail(job, WEXITSTATUS(st), "PE %d (pid %d) exited with status %d", p,
+                    (int)pe->pid, WEXITSTATUS(st));
+    else if (pe->in_session)
+        lr_job_fail(job, 1, "PE %d (pid %d) exited without gshmem_finalize", p, (int)pe->pid);
+}
+
+static int reap(lr_job_t *job)
+{
+    int running = 0, st;
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+        for (int p = 0; p < job->n; p++)
+            if (job->pes[p].pid == pid && job->pes[p].running)
+                on_exit_pe(job, p, st);
+    }
+    for (int p = 0; p < job->n; p++)
+        running += job->pes[p].running;
+    return running;
+}
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    if (sig != SIGCHLD)
+        got_term_sig = sig;
+    if (write(sig_pipe[1], "x", 1) < 0) {
+        /* the pipe is full: a wake-up is already pending */
+    }
+    errno = saved;
+}
+
+static void setup_signals(void)
+{
+    if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        perror("gshmemrun: pipe");
+        exit(1);
+    }
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static void on_timeout(lr_job_t *job, double limit)
+{
+    char list[512];
+    size_t used = 0;
+    list[0] = '\0';
+    for (int p = 0; p < job->n && used < sizeof list; p++)
+        if (job->pes[p].running)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", used ? " " : "", p);
+    lr_job_fail(job, 124, "timeout after %g s; PEs still running: %s", limit, list);
+    job->rc = 124;
+}
+
+/* The poll loop: returns when every PE has exited and its output is in. */
+static void run_loop(lr_job_t *job, double deadline, double limit)
+{
+    int max = 2 + job->n_conns + 2 * job->n;
+    struct pollfd *pfds = calloc((size_t)max, sizeof *pfds);
+    double all_exited_at = 0;
+    for (;;) {
+        int running = reap(job);
+        if (running == 0 && all_exited_at == 0)
+            all_exited_at = lr_now();
+        /* Output still coming after the PEs exited belongs to their own
+         * children: give it a second, not forever. */
+        if (running == 0 && (lr_fwd_open_count(job) == 0 || lr_now() - all_exited_at > 1.0))
+            break;
+        pfds[0] = (struct pollfd){.fd = sig_pipe[0], .events = POLLIN};
+        int n_rdv = lr_rdv_pollfds(job, pfds + 1, max - 1);
+        int n_fwd = lr_fwd_pollfds(job, pfds + 1 + n_rdv, max - 1 - n_rdv);
+        int pr = poll(pfds, (nfds_t)(1 + n_rdv + n_fwd), 100);
+        if (pr > 0 && (pfds[0].revents & POLLIN)) {
+            char tmp[64];
+            while (read(sig_pipe[0], tmp, sizeof tmp) > 0) {
+            }
+        }
+        if (pr > 0) {
+            lr_rdv_handle(job, pfds + 1, n_rdv);
+            lr_fwd_handle(job, pfds + 1 + n_rdv, n_fwd);
+        }
+        if (got_term_sig && !job->failing)
+            lr_job_fail(job, 128 + got_term_sig, "received signal %d (%s); ending the job",
+                        (int)got_term_sig, strsignal(got_term_sig));
+        lr_rdv_check(job);
+        double now = lr_now();
+        if (deadline > 0 && now >= deadline && !job->failing)
+            on_timeout(job, limit);
+        if (job->kill_at > 0 && now >= job->kill_at) {
+            kill_running(job, SIGKILL);
+            job->kill_at = 0;
+        }
+    }
+    free(pfds);
+}
+
+int main(int argc, char **argv)
+{
+    lr_args_t a = {0};
+    if (parse_args(argc, argv, &a) != 0)
+        return 2;
+    lr_job_t job = {.n = a.n, .listen_fd = -1, .prefix = a.prefix};
+    job.pes = calloc((size_t)a.n, sizeof *job.pes);
+    for (int p = 0; p < a.n; p++)
+        job.pes[p] = (lr_pe_t){.conn = -1, .out_fd = -1, .err_fd = -1};
+    setup_signals();
+    if (make_dir(&job) != 0)
+        return 1;
+    if (lr_rdv_open(&job) != 0) {
+        gshmemi_rmtree(job.dir);
+        return 1;
+    }
+    double start = lr_now();
+    spawn_all(&job, a.argv);
+    run_loop(&job, a.timeout > 0 ? start + a.timeout : 0, a.timeout);
+    lr_fwd_close_all(&job);
+    lr_rdv_close(&job);
+    if (gshmemi_rmtree(job.dir) != 0)
+        fprintf(stderr, "gshmemrun: cannot remove %s: %s\n", job.dir, strerror(errno));
+    for (int p = 0; p < a.n; p++) {
+        free(job.pes[p].contrib);
+        free(job.pes[p].out_line.data);
+        free(job.pes[p].err_line.data);
+    }
+    free(job.pes);
+    return job.rc;
+}

@@ -1,0 +1,80 @@
+/* launcher.h: gshmemrun's state, shared by its files: the job and its PEs
+ * (gshmemrun.c), the rendezvous server (rdv_server.c) and the output
+ * forwarding of --prefix (fwd.c). Single-threaded: one poll loop. */
+#ifndef GSHMEMRUN_LAUNCHER_H
+#define GSHMEMRUN_LAUNCHER_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct lr_buf {
+    char *data;
+    size_t len, cap;
+} lr_buf_t;
+
+typedef struct lr_conn {
+    int fd;            /* -1: free slot */
+    int pe;            /* -1 until HELLO */
+    int closing;       /* close once out is flushed */
+    lr_buf_t in, out;
+} lr_conn_t;
+
+typedef struct lr_pe {
+    pid_t pid;
+    int running;
+    int wstatus;       /* raw wait status once exited */
+    int conn;          /* index in job->conns, or -1 */
+    int in_session;    /* HELLO seen, no BYE yet */
+    double lost_at;    /* connection closed without BYE (0: no) */
+    int has_contrib;   /* contributed to the current allgather round */
+    char *contrib;
+    size_t contrib_len;
+    int out_fd, err_fd;   /* --prefix pipes, -1 when closed */
+    lr_buf_t out_line, err_line;
+} lr_pe_t;
+
+typedef struct lr_job {
+    int n;
+    lr_pe_t *pes;
+    lr_conn_t *conns;
+    int n_conns;
+    int listen_fd;
+    char dir[256];
+    char sock[108];
+    int prefix;
+    int failing;        /* the job is being ended */
+    int rc;             /* exit status of gshmemrun */
+    double kill_at;     /* SIGKILL the rest then (0: not armed) */
+    uint64_t round;
+} lr_job_t;
+
+double lr_now(void);
+void lr_buf_append(lr_buf_t *b, const void *p, size_t n);
+void lr_buf_consume(lr_buf_t *b, size_t n);
+
+/* Ends the job: prints "gshmemrun: <text>", tells every connected PE why,
+ * sends SIGTERM to the running PEs (SIGKILL later). First call wins. */
+void lr_job_fail(lr_job_t *job, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* rdv_server.c */
+int lr_rdv_open(lr_job_t *job);                  /* listen on job->sock */
+int lr_rdv_pollfds(lr_job_t *job, struct pollfd *pfds, int max);
+void lr_rdv_handle(lr_job_t *job, struct pollfd *pfds, int n);
+void lr_rdv_drain_pe(lr_job_t *job, int pe);     /* read what a dead PE left */
+void lr_rdv_check(lr_job_t *job);                /* lost PEs, stuck rounds */
+void lr_rdv_send_error_all(lr_job_t *job, const char *text);
+void lr_rdv_close(lr_job_t *job);
+
+/* fwd.c (--prefix) */
+int lr_fwd_pollfds(lr_job_t *job, struct pollfd *pfds, int max);
+void lr_fwd_handle(lr_job_t *job, struct pollfd *pfds, int n);
+int lr_fwd_open_count(const lr_job_t *job);
+void lr_fwd_close_all(lr_job_t *job);
+
+/* src/base/bootstrap/rmtree.c */
+int gshmemi_rmtree(const char *path);
+
+#endif /* GSHMEMRUN_LAUNCHER_H */
