@@ -1,7 +1,7 @@
 /* channels.c: the memory of the engine's channels.
  *
  * Per ring: slots (capacity WQEs), the tail / completed / status words (each
- * on its own 128-byte line), the staging words of inline data, and the
+ * on its own 128-byte line), the operand words of inline data, and the
  * result slots (one array for all rings) in pinned host memory mapped into
  * the GPU; the head and the producers' cache (each on its own line) in
  * device memory. The ring descriptors (device addresses) and the
@@ -110,14 +110,14 @@ static int proxy_upload(gshmemi_proxy_t *p, void *dst, const void *src, size_t n
 static int proxy_ring_create(gshmemi_proxy_t *p, uint32_t k, gshmemi_ring_t *dev_ring)
 {
     gshmemi_proxy_chan_t *ch = &p->chan[k];
-    void *slots_h, *slots_d, *ctr_h, *ctr_d, *stage_h, *stage_d, *dv_h, *dv_d;
+    void *slots_h, *slots_d, *ctr_h, *ctr_d, *operands_h, *operands_d, *dv_h, *dv_d;
     gshmemi_ring_t hr;
 
     GSHMEMI_CHECK(proxy_alloc(p, GSHMEMI_PROXY_MEM_PINNED, p->capacity * sizeof(gshmemi_wqe_t),
                               &slots_h, &slots_d));
     GSHMEMI_CHECK(proxy_alloc(p, GSHMEMI_PROXY_MEM_PINNED, 3 * PROXY_LINE, &ctr_h, &ctr_d));
     GSHMEMI_CHECK(proxy_alloc(p, GSHMEMI_PROXY_MEM_PINNED, p->capacity * sizeof(uint64_t),
-                              &stage_h, &stage_d));
+                              &operands_h, &operands_d));
     GSHMEMI_CHECK(proxy_alloc(p, GSHMEMI_PROXY_MEM_DEVICE, 2 * PROXY_LINE, &dv_h, &dv_d));
     char *c_h = ctr_h, *c_d = ctr_d, *d = dv_d;
     int rc = gshmemi_ring_init(&hr, slots_h, p->capacity, (uint64_t *)c_h,
@@ -134,7 +134,7 @@ static int proxy_ring_create(gshmemi_proxy_t *p, uint32_t k, gshmemi_ring_t *dev
         return rc;
     }
     gshmemi_ring_consumer_init(&ch->c, &hr, GSHMEMI_PROXY_PUBLISH);
-    ch->stage = stage_h;
+    ch->operands = operands_h;
     ch->executed = 0;
     return GSHMEM_SUCCESS;
 }

@@ -21,9 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/core/core.h"
 #include "proxy_impl.h"
-#include "api/agg/agg.h"   /* gshmemi_agg_shutdown */
 #if defined(GSHMEM_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
@@ -72,10 +70,10 @@ static int proxy_poll_ext(gshmemi_proxy_t *p, gshmemi_proxy_chan_t *ch, gshmemi_
 
 static int proxy_local_ok(void *ctx, const void *addr, size_t n)
 {
-    gshmemi_state_t *g = ctx;
+    const gshmemi_proxy_env_t *env = ctx;
     /* gshmem_register's list: read while the host thread may change it
      * (registrations must not change while kernels use them) */
-    return gshmemi_reg_find(g->regs, addr, n) != NULL;
+    return gshmemi_reg_find(*env->regs, addr, n) != NULL;
 }
 
 /* One entry (and its EXT slot) from ring k. */
@@ -157,14 +155,14 @@ static void proxy_idle(gshmemi_proxy_t *p, uint64_t *idle_since)
 #if defined(GSHMEM_HAVE_CUDA)
 static void proxy_warm_up(gshmemi_proxy_t *p)
 {
-    gshmemi_state_t *g = p->g;
-    gshmemi_transport_t *tp = gshmemi_amo_tp_of(g->my_pe);
+    const gshmemi_proxy_env_t *env = &p->env;
+    gshmemi_transport_t *tp = gshmemi_proxy_amo_tp(p, env->my_pe);
     uint64_t zero = 0, v = 0;
 
-    if (g->heap.size < 8)
+    if (env->heap->size < 8)
         return;
-    int rc = tp->ops->amo(tp, g->my_pe, GSHMEMI_AMO_FETCH, GSHMEMI_DT_UINT64,
-                          (g->heap.size - 8) & ~(uint64_t)7, &zero, NULL, &v);
+    int rc = tp->ops->amo(tp, env->my_pe, GSHMEMI_AMO_FETCH, GSHMEMI_DT_UINT64,
+                          (env->heap->size - 8) & ~(uint64_t)7, &zero, NULL, &v);
     if (rc != 0)
         GSHMEMI_WARN(PROXY_SUBSYS, "proxy: warm-up atomic through %s failed: %s",
                      tp->ops->name, gshmem_strerror(rc));
@@ -178,8 +176,8 @@ static void *proxy_main(void *arg)
 
 #if defined(GSHMEM_HAVE_CUDA)
     if (p->cuda) {
-        (void)cudaSetDevice(p->g->heap.cuda_device);
-        gshmemi_proxy_pin(p->g->heap.cuda_device);
+        (void)cudaSetDevice(p->env.heap->cuda_device);
+        gshmemi_proxy_pin(p->env.heap->cuda_device);
         proxy_warm_up(p);
     }
 #endif
@@ -198,7 +196,7 @@ static void *proxy_main(void *arg)
     return NULL;
 }
 
-static int proxy_open(gshmemi_state_t *g, int cuda)
+static int proxy_open(const gshmemi_proxy_env_t *env, int cuda)
 {
     gshmemi_proxy_t *p;
     int rc;
@@ -212,22 +210,22 @@ static int proxy_open(gshmemi_state_t *g, int cuda)
         GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: out of host memory for the engine");
         return GSHMEM_ERR_NOMEM;
     }
-    p->g = g;
+    p->env = *env;
     p->cuda = cuda;
     p->n_chan = GSHMEMI_QUEUE_CHANNELS;
     p->capacity = GSHMEMI_QUEUE_CAPACITY;
-    p->bounds.n_pes = g->n_pes;
-    p->bounds.heap_base = g->heap.base;
-    p->bounds.heap_size = g->heap.size;
+    p->bounds.n_pes = env->n_pes;
+    p->bounds.heap_base = env->heap->base;
+    p->bounds.heap_size = env->heap->size;
     p->bounds.local_ok = proxy_local_ok;
-    p->bounds.ctx = g;
+    p->bounds.ctx = &p->env;
     GSHMEMI_CHECK_GOTO(gshmemi_proxy_channels_create(p), rc, fail);
-    GSHMEMI_CHECK_GOTO(gshmemi_proxy_stage_init(p), rc, fail_channels);
+    GSHMEMI_CHECK_GOTO(gshmemi_proxy_bounce_init(p), rc, fail_channels);
     rc = pthread_create(&p->thread, NULL, proxy_main, p);
     if (rc != 0) {
         GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: cannot start the engine thread: %s", strerror(rc));
         rc = GSHMEM_ERR_SYSTEM;
-        goto fail_stage;
+        goto fail_bounce;
     }
     p->started = 1;
     gshmemi_proxy_g = p;
@@ -239,8 +237,8 @@ static int proxy_open(gshmemi_state_t *g, int cuda)
                  p->n_chan, p->capacity, cuda ? "pinned/device" : "host");
     return GSHMEM_SUCCESS;
 
-fail_stage:
-    gshmemi_proxy_stage_fini(p);
+fail_bounce:
+    gshmemi_proxy_bounce_fini(p);
 fail_channels:
     gshmemi_proxy_channels_destroy(p);
 fail:
@@ -248,49 +246,49 @@ fail:
     return rc;
 }
 
-/* 1 when some device call may need the queue path. */
-static int proxy_needed(gshmemi_state_t *g)
+/* 1 when some device call may need the queue path: some peer is not
+ * reached by load/store (no transport with a device peer table reaches it). */
+static int proxy_needed(const gshmemi_proxy_env_t *env)
 {
-    if (g->cfg.device_queue_only)
+    if (env->device_queue_only)
         return 1;
-    for (int i = 0; i < g->n_tps; i++) {
-        gshmemi_transport_t *tp = &g->tps[i];
-        if (tp->ops == NULL || strcmp(tp->ops->name, "p2p") != 0)
-            continue;
-        for (int pe = 0; pe < g->n_pes; pe++)
-            if (pe != g->my_pe && !tp->reach[pe])
-                return 1;
-        return 0;
+    for (int pe = 0; pe < env->n_pes; pe++) {
+        int loadstore = pe == env->my_pe;
+        for (int i = 0; i < env->n_tps && !loadstore; i++) {
+            gshmemi_transport_t *tp = &env->tps[i];
+            loadstore = tp->ops != NULL && tp->reach[pe] &&
+                        tp->ops->peer_bases_device(tp) != NULL;
+        }
+        if (!loadstore)
+            return 1;
     }
-    return g->n_pes > 1;   /* no p2p transport: every peer takes the queue */
+    return 0;
 }
 
-int gshmemi_proxy_start(gshmemi_state_t *g)
+int gshmemi_proxy_start(const gshmemi_proxy_env_t *env)
 {
-    if (g->heap.kind != GSHMEMI_HEAP_CUDA)
+    if (env->heap->kind != GSHMEMI_HEAP_CUDA)
         return GSHMEM_SUCCESS;   /* the device API serves CUDA heaps only */
-    if (!proxy_needed(g)) {
+    if (!proxy_needed(env)) {
         GSHMEMI_INFO(PROXY_SUBSYS, "proxy: every PE is reached by load/store: no engine");
         return GSHMEM_SUCCESS;
     }
 #if defined(GSHMEM_HAVE_CUDA)
-    return proxy_open(g, 1);
+    return proxy_open(env, 1);
 #else
     return GSHMEM_SUCCESS;
 #endif
 }
 
-int gshmemi_proxy_start_host(gshmemi_state_t *g)
+int gshmemi_proxy_start_host(const gshmemi_proxy_env_t *env)
 {
-    return proxy_open(g, 0);
+    return proxy_open(env, 0);
 }
 
-void gshmemi_proxy_stop(gshmemi_state_t *g)
+void gshmemi_proxy_stop(void)
 {
     gshmemi_proxy_t *p = gshmemi_proxy_g;
 
-    (void)g;
-    gshmemi_agg_shutdown();   /* the aggregator's service posts into the rings: first */
     if (p == NULL)
         return;
     __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
@@ -301,7 +299,7 @@ void gshmemi_proxy_stop(gshmemi_state_t *g)
                  (unsigned long long)p->st.entries, (unsigned long long)p->st.quiets,
                  (unsigned long long)p->st.fences, (unsigned long long)p->st.idle_sleeps,
                  p->status);
-    gshmemi_proxy_stage_fini(p);
+    gshmemi_proxy_bounce_fini(p);
     gshmemi_proxy_channels_destroy(p);
     gshmemi_proxy_g = NULL;
     free(p);

@@ -14,18 +14,17 @@
  *   with each other otherwise).
  * - PUT_SIGNAL: the put, then (data and signal through different
  *   transports: the data's transport is quieted first) amo_nbi with
- *   after_fence. AMOs take gshmemi_amo_tp_of(pe), like the host API.
- * - Device buffers to targets the transport maps (p2p) are staged through
- *   pinned host memory by the engine itself (stage.c).
- * Operands of non-blocking calls and inline data live in the ring's stage
- * words, indexed by slot: an entry's stage word is reused capacity entries
+ *   after_fence. AMOs take gshmemi_proxy_amo_tp (the host API's rule, transport.h).
+ * - Device buffers to targets the transport maps (p2p) bounce through
+ *   pinned host memory of the engine itself (bounce.c).
+ * Operands of non-blocking calls and inline data live in the ring's operand
+ * words, indexed by slot: an entry's operand word is reused capacity entries
  * later, and the engine quiets before half a ring is in flight. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <string.h>
 #include <time.h>
 
-#include "api/core/core.h"
 #include "proxy_impl.h"
 
 void gshmemi_proxy_fail(gshmemi_proxy_t *p, int rc)
@@ -54,26 +53,26 @@ static int proxy_tp_fail(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, gshmemi_t
 
 static void proxy_issued(gshmemi_proxy_t *p, gshmemi_transport_t *tp)
 {
-    p->used |= 1u << (unsigned)(tp - p->g->tps);
+    p->used |= 1u << (unsigned)(tp - p->env.tps);
     p->nbi_out++;
 }
 
 int gshmemi_proxy_quiet(gshmemi_proxy_t *p)
 {
-    gshmemi_state_t *g = p->g;
+    gshmemi_transport_t *tps = p->env.tps;
 
-    for (int i = 0; i < g->n_tps; i++) {
+    for (int i = 0; i < p->env.n_tps; i++) {
         if (!(p->used & (1u << i)))
             continue;
-        int rc = g->tps[i].ops->quiet(&g->tps[i]);
+        int rc = tps[i].ops->quiet(&tps[i]);
         if (rc != 0) {
             GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: quiet of %llu operation(s) "
-                          "failed: %s; the queue path of this PE stops", g->tps[i].ops->name,
+                          "failed: %s; the queue path of this PE stops", tps[i].ops->name,
                           (unsigned long long)p->nbi_out, gshmem_strerror(rc));
             return rc;
         }
     }
-    int rc = gshmemi_proxy_stage_sync(p);   /* staged gets' copies; frees the arena */
+    int rc = gshmemi_proxy_bounce_sync(p);   /* bounced gets' copies; frees the arena */
     if (rc != 0)
         return rc;
     if (p->used)
@@ -94,13 +93,11 @@ void gshmemi_proxy_settle(gshmemi_proxy_t *p)
 
 static int proxy_order(gshmemi_proxy_t *p)
 {
-    gshmemi_state_t *g = p->g;
-
     if (p->nbi_out == 0)
         return GSHMEM_SUCCESS;
     if (__builtin_popcount(p->used) != 1)
         return gshmemi_proxy_quiet(p);
-    gshmemi_transport_t *tp = &g->tps[__builtin_ctz(p->used)];
+    gshmemi_transport_t *tp = &p->env.tps[__builtin_ctz(p->used)];
     int rc = tp->ops->fence(tp);
     if (rc != 0) {
         GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: fence failed: %s; the queue path "
@@ -150,12 +147,12 @@ static int proxy_put(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
 {
     gshmemi_proxy_chan_t *ch = &p->chan[k];
     uint32_t pe = gshmemi_wqe_pe(w), fl = gshmemi_wqe_flags(w);
-    gshmemi_transport_t *tp = p->g->pe_tp[pe];
+    gshmemi_transport_t *tp = p->env.pe_tp[pe];
     const void *src = (const void *)(uintptr_t)w->laddr;
     size_t n = (size_t)w->value;
 
     if (fl & GSHMEMI_WQE_F_INLINE) {
-        uint64_t *s = &ch->stage[idx & (p->capacity - 1)];
+        uint64_t *s = &ch->operands[idx & (p->capacity - 1)];
         *s = w->value;   /* little-endian: a 4-byte value is the first 4 bytes */
         src = s;
         n = (fl & GSHMEMI_WQE_F_AMO32) ? 4 : 8;
@@ -163,8 +160,8 @@ static int proxy_put(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
     if (n == 0)
         return GSHMEM_SUCCESS;
     int rc = !(fl & GSHMEMI_WQE_F_INLINE) &&
-                     gshmemi_proxy_stage_wanted(p, tp, (int)pe, w->roff, w->laddr)
-                 ? gshmemi_proxy_stage_put(p, tp, (int)pe, w->roff, src, n)
+                     gshmemi_proxy_bounce_wanted(p, tp, (int)pe, w->roff, w->laddr)
+                 ? gshmemi_proxy_bounce_put(p, tp, (int)pe, w->roff, src, n)
                  : tp->ops->put(tp, (int)pe, w->roff, src, n, 1);
     if (rc != 0)
         return proxy_tp_fail(p, k, idx, tp, rc, "put", w);
@@ -175,7 +172,7 @@ static int proxy_put(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
 static int proxy_get(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w)
 {
     uint32_t pe = gshmemi_wqe_pe(w), fl = gshmemi_wqe_flags(w);
-    gshmemi_transport_t *tp = p->g->pe_tp[pe];
+    gshmemi_transport_t *tp = p->env.pe_tp[pe];
     int rc;
 
     if (fl & GSHMEMI_WQE_F_RESULT) {
@@ -189,8 +186,8 @@ static int proxy_get(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
     }
     if (w->value == 0)
         return GSHMEM_SUCCESS;
-    if (gshmemi_proxy_stage_wanted(p, tp, (int)pe, w->roff, w->laddr))
-        rc = gshmemi_proxy_stage_get(p, tp, (int)pe, (void *)(uintptr_t)w->laddr, w->roff,
+    if (gshmemi_proxy_bounce_wanted(p, tp, (int)pe, w->roff, w->laddr))
+        rc = gshmemi_proxy_bounce_get(p, tp, (int)pe, (void *)(uintptr_t)w->laddr, w->roff,
                                      (size_t)w->value);
     else
         rc = tp->ops->get(tp, (int)pe, (void *)(uintptr_t)w->laddr, w->roff,
@@ -201,17 +198,17 @@ static int proxy_get(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
     return GSHMEM_SUCCESS;
 }
 
-/* A non-fetching SET/ADD with its operand in stage word s. */
+/* A non-fetching SET/ADD with its operand in operand word s. */
 static int proxy_amo_nbi(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w,
                          gshmemi_amo_op_t op, gshmemi_dtype_t dt, uint64_t off, uint64_t v,
                          uint64_t s, int after_fence)
 {
     uint32_t pe = gshmemi_wqe_pe(w);
-    gshmemi_transport_t *tp = gshmemi_amo_tp_of((int)pe);
-    uint64_t *stage = &p->chan[k].stage[s & (p->capacity - 1)];
+    gshmemi_transport_t *tp = gshmemi_proxy_amo_tp(p, (int)pe);
+    uint64_t *opnd = &p->chan[k].operands[s & (p->capacity - 1)];
 
-    *stage = v;
-    int rc = tp->ops->amo_nbi(tp, (int)pe, op, dt, off, stage, after_fence);
+    *opnd = v;
+    int rc = tp->ops->amo_nbi(tp, (int)pe, op, dt, off, opnd, after_fence);
     if (rc != 0)
         return proxy_tp_fail(p, k, idx, tp, rc, "non-blocking atomic", w);
     proxy_issued(p, tp);
@@ -222,7 +219,7 @@ static int proxy_put_signal(gshmemi_proxy_t *p, uint32_t k, uint64_t idx,
                             const gshmemi_wqe_t *w, const gshmemi_wqe_t *x)
 {
     uint32_t pe = gshmemi_wqe_pe(w);
-    gshmemi_transport_t *dtp = p->g->pe_tp[pe], *stp = gshmemi_amo_tp_of((int)pe);
+    gshmemi_transport_t *dtp = p->env.pe_tp[pe], *stp = gshmemi_proxy_amo_tp(p, (int)pe);
 
     GSHMEMI_CHECK(proxy_put(p, k, idx, w));
     if (w->value > 0 && dtp != stp) {
@@ -242,18 +239,18 @@ static int proxy_amo(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
     uint32_t pe = gshmemi_wqe_pe(w), kind = gshmemi_wqe_aux(w);
     int is32 = (gshmemi_wqe_flags(w) & GSHMEMI_WQE_F_AMO32) != 0;
     gshmemi_dtype_t dt = is32 ? GSHMEMI_DT_INT32 : GSHMEMI_DT_UINT64;
-    gshmemi_transport_t *tp = gshmemi_amo_tp_of((int)pe);
+    gshmemi_transport_t *tp = gshmemi_proxy_amo_tp(p, (int)pe);
 
-    if (!gshmemi_qamo_fetching(kind))
+    if (!gshmemi_amo_fetching(kind))
         return proxy_amo_nbi(p, k, idx, w, (gshmemi_amo_op_t)kind, dt, w->roff, w->value, idx,
                              0);
     gshmemi_qresult_t *r = proxy_result_slot(p, k, idx);
-    uint64_t op64 = kind == GSHMEMI_QAMO_CSWAP ? x->value : w->value, cmp64 = w->value;
+    uint64_t op64 = kind == GSHMEMI_AMO_CSWAP ? x->value : w->value, cmp64 = w->value;
     uint64_t res64 = 0;
     uint32_t op32 = (uint32_t)op64, cmp32 = (uint32_t)cmp64, res32 = 0;
     int rc = tp->ops->amo(tp, (int)pe, (gshmemi_amo_op_t)kind, dt, w->roff,
                           is32 ? (const void *)&op32 : (const void *)&op64,
-                          kind == GSHMEMI_QAMO_CSWAP ? (is32 ? (const void *)&cmp32
+                          kind == GSHMEMI_AMO_CSWAP ? (is32 ? (const void *)&cmp32
                                                              : (const void *)&cmp64) : NULL,
                           is32 ? (void *)&res32 : (void *)&res64);
     if (rc != 0)

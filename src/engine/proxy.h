@@ -12,23 +12,40 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "api/gshmemi.h"
+#include "gshmem.h"
+#include "base/util/log.h"
+#include "base/heap/heap.h"
+#include "transports/transport.h"
 #include "gshmem/impl/gshmem_dev_queue.h"
+
+/* What the engine sees of the runtime (the api layer fills it: see
+ * gshmemi_proxy_env_of). The engine copies it at start; the pointed-to
+ * tables must live until gshmemi_proxy_stop. */
+typedef struct gshmemi_proxy_env {
+    int my_pe, n_pes;
+    int device_queue_only;                /* GSHMEM_DEVICE_QUEUE_ONLY */
+    const gshmemi_heap_t *heap;           /* the local symmetric heap */
+    gshmemi_transport_t *tps;             /* [n_tps]: the transports in use */
+    int n_tps;
+    gshmemi_transport_t *const *pe_tp;    /* [n_pes]: transport serving each PE */
+    gshmemi_transport_t *amo_tp;          /* NULL: AMOs go through pe_tp */
+    gshmemi_reg_t *const *regs;           /* gshmem_register's list (read at use) */
+} gshmemi_proxy_env_t;
 
 /* Not collective. With a CUDA heap, when some PE has no load/store mapping
  * here or GSHMEM_DEVICE_QUEUE_ONLY=1: allocates the channels (ring slots,
  * counters and result slots in pinned mapped memory, heads and producer
  * caches in device memory) and starts the engine thread, pinned near the
  * GPU. Otherwise does nothing. Returns 0 or a logged error. */
-int gshmemi_proxy_start(gshmemi_state_t *g);
+int gshmemi_proxy_start(const gshmemi_proxy_env_t *env);
 
 /* TESTING: an engine over host-memory channels, whatever the heap and the
  * settings, for host threads acting as producers (tests/multipe). */
-int gshmemi_proxy_start_host(gshmemi_state_t *g);
+int gshmemi_proxy_start_host(const gshmemi_proxy_env_t *env);
 
 /* Drains every ring (executes and completes everything posted so far),
  * stops the thread, frees the channels. No-op when no engine runs. */
-void gshmemi_proxy_stop(gshmemi_state_t *g);
+void gshmemi_proxy_stop(void);
 
 /* The queue descriptor the producers use (device memory for a CUDA
  * engine, host memory for a host one); NULL when no engine runs. */

@@ -20,12 +20,12 @@ enum { GSHMEMI_PROXY_MEM_HOST = 0, GSHMEMI_PROXY_MEM_PINNED, GSHMEMI_PROXY_MEM_D
 typedef struct gshmemi_proxy_chan {
     gshmemi_ring_consumer_t c;     /* host view of the ring */
     gshmemi_qresult_t *results;    /* host view: [capacity] */
-    uint64_t *stage;               /* [capacity]: inline data and nbi operands */
+    uint64_t *operands;            /* [capacity]: inline data and nbi operands, by slot */
     uint64_t executed;             /* entries [0, executed) were issued */
 } gshmemi_proxy_chan_t;
 
 typedef struct gshmemi_proxy {
-    gshmemi_state_t *g;
+    gshmemi_proxy_env_t env;        /* copied at start */
     int cuda;                       /* channels in CUDA memory (else host) */
     uint32_t n_chan, capacity;
     gshmemi_proxy_chan_t chan[GSHMEMI_QUEUE_CHANNELS];
@@ -38,11 +38,11 @@ typedef struct gshmemi_proxy {
     int stop;                       /* set (release) by gshmemi_proxy_stop */
     int status;                     /* 0 or the error the engine stopped on */
     uint64_t nbi_out;               /* non-blocking transport ops since the last quiet */
-    unsigned used;                  /* bit i: g->tps[i] has such ops in flight */
+    unsigned used;                  /* bit i: env.tps[i] has such ops in flight */
     gshmemi_proxy_stats_t st;
     int ready;                      /* set (release) once the thread is warmed up */
-    void *stage_stream;             /* stage.c: cudaStream_t, non-blocking */
-    void *arena;                    /* stage.c: pinned staging arena */
+    void *bounce_stream;            /* bounce.c: cudaStream_t, non-blocking */
+    void *arena;                    /* bounce.c: pinned bounce arena */
     size_t arena_size, arena_used;
 } gshmemi_proxy_t;
 
@@ -62,21 +62,27 @@ void gshmemi_proxy_settle(gshmemi_proxy_t *p);
 /* Stops executing: logs nothing, stores rc in every ring's status. */
 void gshmemi_proxy_fail(gshmemi_proxy_t *p, int rc);
 
-/* stage.c: staging of device buffers through pinned host memory for
- * transports that map the target (see stage.c for why). wanted: 1 when the
- * op (target pe/off through tp, local buffer laddr) must be staged. put:
+/* bounce.c: device buffers bounced through pinned host memory for
+ * transports that map the target (see bounce.c for why). wanted: 1 when the
+ * op (target pe/off through tp, local buffer laddr) must bounce. put:
  * non-blocking transport puts from the arena; get: the data lands in dst
  * after the next engine quiet. sync: the engine's stream, then the arena is
  * free again (part of gshmemi_proxy_quiet). */
-int gshmemi_proxy_stage_init(gshmemi_proxy_t *p);
-void gshmemi_proxy_stage_fini(gshmemi_proxy_t *p);
-int gshmemi_proxy_stage_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
+int gshmemi_proxy_bounce_init(gshmemi_proxy_t *p);
+void gshmemi_proxy_bounce_fini(gshmemi_proxy_t *p);
+int gshmemi_proxy_bounce_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
                                uint64_t off, uint64_t laddr);
-int gshmemi_proxy_stage_put(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
+int gshmemi_proxy_bounce_put(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
                             uint64_t off, const void *src, size_t n);
-int gshmemi_proxy_stage_get(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe, void *dst,
+int gshmemi_proxy_bounce_get(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe, void *dst,
                             uint64_t off, size_t n);
-int gshmemi_proxy_stage_sync(gshmemi_proxy_t *p);
+int gshmemi_proxy_bounce_sync(gshmemi_proxy_t *p);
+
+/* The transport of AMOs to pe. */
+static inline gshmemi_transport_t *gshmemi_proxy_amo_tp(gshmemi_proxy_t *p, int pe)
+{
+    return gshmemi_transport_amo(p->env.amo_tp, p->env.pe_tp, pe);
+}
 
 /* pin.c: binds the calling thread near the GPU (INFO line on fallback). */
 void gshmemi_proxy_pin(int cuda_device);

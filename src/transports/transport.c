@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "transport.h"
+#include "base/util/log.h"
+#include "gshmem_types.h"
 #ifdef GSHMEM_HAVE_CUDA
 #include "p2p/p2p.h"
 #endif
@@ -26,5 +28,31 @@ const gshmemi_transport_ops_t *gshmemi_transport_lookup(const char *name)
     for (size_t i = 0; i < n; i++)
         if (strcmp(name, gshmemi_transport_table[i].name) == 0)
             return gshmemi_transport_table[i].ops;
+    return NULL;
+}
+
+int gshmemi_transport_select_device(const int *node_of, int my_pe, int n_pes, int *device_p)
+{
+    size_t n = sizeof(gshmemi_transport_table) / sizeof(gshmemi_transport_table[0]);
+
+    for (size_t i = 0; i < n; i++) {
+        int rc = gshmemi_transport_table[i].ops->select_device(node_of, my_pe, n_pes, device_p);
+        if (rc != GSHMEM_ERR_NOT_SUPPORTED)
+            return rc;
+    }
+    GSHMEMI_ERROR(GSHMEMI_SUBSYS_TRANSPORT, "no transport built into this library places a PE "
+                  "on a device (a CUDA heap needs a CUDA build)");
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
+int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p)
+{
+    (void)node_of, (void)my_pe, (void)n_pes, (void)device_p;
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
+void *const *gshmemi_tp_no_peer_bases_device(gshmemi_transport_t *tp)
+{
+    (void)tp;
     return NULL;
 }

@@ -12,26 +12,8 @@
 #include "base/bootstrap/bootstrap.h"
 #include "base/heap/heap.h"
 #include "base/util/config.h"
+#include "gshmem/impl/gshmem_amo_op.h"   /* gshmemi_amo_op_t, gshmemi_dtype_t */
 
-typedef enum gshmemi_amo_op {
-    GSHMEMI_AMO_SET = 0,        /* *dst = v */
-    GSHMEMI_AMO_ADD,            /* *dst += v */
-    GSHMEMI_AMO_FETCH,          /* result = *dst */
-    GSHMEMI_AMO_FETCH_ADD,      /* result = *dst; *dst += v */
-    GSHMEMI_AMO_SWAP,           /* result = *dst; *dst = v */
-    GSHMEMI_AMO_CSWAP           /* result = *dst; if (*dst == cmp) *dst = v */
-} gshmemi_amo_op_t;
-
-typedef enum gshmemi_dtype {
-    GSHMEMI_DT_INT32 = 0,
-    GSHMEMI_DT_INT64,
-    GSHMEMI_DT_UINT64
-} gshmemi_dtype_t;
-
-static inline size_t gshmemi_dtype_size(gshmemi_dtype_t dt)
-{
-    return dt == GSHMEMI_DT_INT32 ? 4 : 8;
-}
 
 /* What a transport sees of the runtime at init. */
 typedef struct gshmemi_tp_env {
@@ -77,6 +59,16 @@ typedef struct gshmemi_transport_ops {
     /* Local memory registration for gshmem_register (may be a no-op). */
     int (*mem_register)(gshmemi_transport_t *tp, void *addr, size_t len);
     int (*mem_unregister)(gshmemi_transport_t *tp, void *addr);
+    /* Not an instance op (called before any transport starts, before the
+     * heap): a transport that reaches PEs on devices picks this PE's device
+     * and makes it current (node_of[n_pes]: node index of each PE). Stub:
+     * GSHMEM_ERR_NOT_SUPPORTED (gshmemi_tp_no_select_device). */
+    int (*select_device)(const int *node_of, int my_pe, int n_pes, int *device_p);
+    /* The device-memory table [n_pes] of peer heap bases for the device
+     * API's load/store path (NULL where tp does not reach the PE), valid
+     * from init to finalize; NULL when tp has none (stub
+     * gshmemi_tp_no_peer_bases_device). */
+    void *const *(*peer_bases_device)(gshmemi_transport_t *tp);
 } gshmemi_transport_ops_t;
 
 struct gshmemi_transport {
@@ -88,6 +80,24 @@ struct gshmemi_transport {
 
 /* Registered transports, by name; NULL when not built in. */
 const gshmemi_transport_ops_t *gshmemi_transport_lookup(const char *name);
+
+/* Asks every built-in transport's select_device in turn; the first that
+ * supports it decides. GSHMEM_ERR_NOT_SUPPORTED (logged) when none does. */
+int gshmemi_transport_select_device(const int *node_of, int my_pe, int n_pes, int *device_p);
+
+/* The transport that carries AMOs to pe: amo_tp when the runtime routes
+ * every AMO through one transport (src/api/core/select.c says when), else
+ * pe's own transport. */
+static inline gshmemi_transport_t *gshmemi_transport_amo(gshmemi_transport_t *amo_tp,
+                                                         gshmemi_transport_t *const *pe_tp,
+                                                         int pe)
+{
+    return amo_tp != NULL ? amo_tp : pe_tp[pe];
+}
+
+/* Stubs for the optional entries. */
+int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p);
+void *const *gshmemi_tp_no_peer_bases_device(gshmemi_transport_t *tp);
 
 extern const gshmemi_transport_ops_t gshmemi_shm_ops;
 extern const gshmemi_transport_ops_t gshmemi_ofi_ops;

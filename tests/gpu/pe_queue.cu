@@ -23,9 +23,7 @@
 #include "pe_dev.h"
 
 extern "C" {
-struct gshmemi_state;
-extern struct gshmemi_state gshmemi_g;
-void gshmemi_proxy_stop(struct gshmemi_state *g);   /* src/engine/proxy.h */
+void gshmemi_engine_stop(void);   /* src/api/core/core.h: finalize's first step */
 }
 
 #define NB 16
@@ -430,7 +428,7 @@ static void run_drain(sym *s)
 {
     k_drain<<<NB, NT>>>(s, right);
     CU_SYNC();
-    gshmemi_proxy_stop(&gshmemi_g);   /* finalize's first step: drain and stop */
+    gshmemi_engine_stop();   /* finalize's first step: drain and stop */
     gshmem_barrier_all();
     std::vector<int64_t> h((size_t)NB * SLICE);
     CU(cudaMemcpy(h.data(), s->data, h.size() * 8, cudaMemcpyDeviceToHost));

@@ -1,6 +1,6 @@
-/* pe_ofi_cuda: the ofi transport serving a CUDA heap through its staging
+/* pe_ofi_cuda: the ofi transport serving a CUDA heap through its active-message
  * path (active messages through host bounce buffers, applied by each
- * target; src/transports/ofi/ofi_stage.c), through the public host API. The
+ * target; src/transports/ofi/ofi_am_source.c), through the public host API. The
  * heap is device memory, so this program fills and checks it with
  * cudaMemcpy, found at run time (dlsym: libgshmem brings the CUDA runtime
  * in CUDA builds), so it builds everywhere. Modes (argv[1]):
@@ -30,8 +30,8 @@
 #include "gshmem.h"
 #include "pe_check.h"
 
-extern int gshmemi_ofi_force_stage;
-#pragma weak gshmemi_ofi_force_stage
+extern int gshmemi_ofi_force_am;
+#pragma weak gshmemi_ofi_force_am
 
 #define SLOT ((64u << 10) + 1000u)          /* more than one chunk, not a multiple */
 #define LARGE ((3u << 20) + 12345u)         /* several MiB: many chunks */
@@ -72,8 +72,8 @@ static void cuda_find(void)
 static int probe(int host)
 {
     cuda_find();
-    if (&gshmemi_ofi_force_stage == NULL || cu.memcpy == NULL) {
-        printf("pe_ofi_cuda: SKIP: gshmem was built without CUDA (no staging path)\n");
+    if (&gshmemi_ofi_force_am == NULL || cu.memcpy == NULL) {
+        printf("pe_ofi_cuda: SKIP: gshmem was built without CUDA (no active-message path)\n");
         return 77;
     }
     int n = 0;
@@ -81,7 +81,7 @@ static int probe(int host)
         printf("pe_ofi_cuda: SKIP: no CUDA device is visible (cudaGetDeviceCount)\n");
         return 77;
     }
-    printf("pe_ofi_cuda: probe: staging path built in%s\n", host ? "" : ", CUDA device present");
+    printf("pe_ofi_cuda: probe: active-message path built in%s\n", host ? "" : ", CUDA device present");
     return 0;
 }
 
@@ -397,11 +397,11 @@ int main(int argc, char **argv)
     if (strcmp(mode, "probe") == 0 || strcmp(mode, "probe-host") == 0)
         return probe(strcmp(mode, "probe-host") == 0);
     cuda_find();
-    PE_CHECK(&gshmemi_ofi_force_stage != NULL && cu.memcpy != NULL,
+    PE_CHECK(&gshmemi_ofi_force_am != NULL && cu.memcpy != NULL,
              "gshmem was built without CUDA: run the probe first");
     use_cuda = strcmp(mode, "host-stage") != 0;
     if (strcmp(mode, "cuda") != 0)
-        gshmemi_ofi_force_stage = 1;
+        gshmemi_ofi_force_am = 1;
     PE_CHECK_INIT();
     me = gshmem_my_pe();
     npes = gshmem_n_pes();

@@ -23,6 +23,7 @@
 
 #include "gshmem.h"
 #include "pe_check.h"
+#include "api/core/core.h"   /* gshmemi_proxy_env_of, gshmemi_engine_stop */
 #include "engine/proxy.h"
 
 #define NT 8          /* producer threads per PE */
@@ -30,6 +31,15 @@
 #define ROUNDS 50     /* put-with-signal rounds */
 #define AMO_N 300     /* AMOs per thread */
 #define BP_N 5000     /* back-pressure: entries from one thread */
+
+
+/* A host engine over the runtime's transports (producers: host threads). */
+static int start_host_engine(void)
+{
+    gshmemi_proxy_env_t env;
+    gshmemi_proxy_env_of(&gshmemi_g, &env);
+    return gshmemi_proxy_start_host(&env);
+}
 
 static gshmemi_queue_t *q;
 static int me, npes, right, left;
@@ -93,13 +103,13 @@ static uint64_t amo(uint32_t tid, const void *dest, int is32, uint32_t kind, uin
     gshmemi_wqe_t w[2];
     uint32_t n = 1;
     w[0] = mk(GSHMEMI_OP_AMO, is32 ? GSHMEMI_WQE_F_AMO32 : 0, kind, pe, NULL, off_of(dest), v);
-    if (kind == GSHMEMI_QAMO_CSWAP) {
+    if (kind == GSHMEMI_AMO_CSWAP) {
         w[0].value = cmp;
         w[1] = mk(GSHMEMI_OP_EXT, 0, 0, pe, NULL, 0, v);
         n = 2;
     }
     ticket_t t = post(tid, w, n);
-    if (!gshmemi_qamo_fetching(kind))
+    if (!gshmemi_amo_fetching(kind))
         return 0;
     wait_t(t);
     return take(t);
@@ -144,7 +154,7 @@ static int litmus(uint32_t t)
             sched_yield();
         for (int i = 0; i < SLICE; i++)
             bad += S->data[t][i] != pat(left, (int)t, r, i);
-        (void)amo(t, &S->ack[t], 0, GSHMEMI_QAMO_ADD, 1, 0, left);
+        (void)amo(t, &S->ack[t], 0, GSHMEMI_AMO_ADD, 1, 0, left);
         while (load_acq(&S->ack[t]) < (uint64_t)r + 1)
             sched_yield();
     }
@@ -170,7 +180,7 @@ static int fence_litmus(uint32_t t)
             sched_yield();
         for (int i = 0; i < SLICE; i++)
             bad += S->data[t][i] != pat(left, (int)t, r + 1000, i);
-        (void)amo(t, &S->ack[t], 0, GSHMEMI_QAMO_ADD, 1, 0, left);
+        (void)amo(t, &S->ack[t], 0, GSHMEMI_AMO_ADD, 1, 0, left);
         while (load_acq(&S->ack[t]) < (uint64_t)ROUNDS + r + 1)
             sched_yield();
         quiet_all();   /* src reusable */
@@ -187,16 +197,16 @@ static void *worker(void *arg)
     errs[t] += litmus(t);
     errs[t] += fence_litmus(t);
     for (int i = 0; i < AMO_N; i++) {   /* contention: everyone on PE 0 */
-        fetched[t][i] = amo(t, &S->counter, 0, GSHMEMI_QAMO_FETCH_ADD, 1, 0, 0);
-        (void)amo(t, &S->counter32, 1, GSHMEMI_QAMO_ADD, 1, 0, 0);
-        uint64_t old = amo(t, &S->cas_counter, 0, GSHMEMI_QAMO_FETCH, 0, 0, right);
+        fetched[t][i] = amo(t, &S->counter, 0, GSHMEMI_AMO_FETCH_ADD, 1, 0, 0);
+        (void)amo(t, &S->counter32, 1, GSHMEMI_AMO_ADD, 1, 0, 0);
+        uint64_t old = amo(t, &S->cas_counter, 0, GSHMEMI_AMO_FETCH, 0, 0, right);
         for (;;) {   /* CAS increment at the right PE */
-            uint64_t seen = amo(t, &S->cas_counter, 0, GSHMEMI_QAMO_CSWAP, old + 1, old, right);
+            uint64_t seen = amo(t, &S->cas_counter, 0, GSHMEMI_AMO_CSWAP, old + 1, old, right);
             if (seen == old)
                 break;
             old = seen;
         }
-        uint64_t prev = amo(t, &S->swap_word, 0, GSHMEMI_QAMO_SWAP,
+        uint64_t prev = amo(t, &S->swap_word, 0, GSHMEMI_AMO_SWAP,
                             ((uint64_t)me << 32) | (t << 16) | (uint64_t)i, 0, right);
         errs[t] += prev != 0 && (prev >> 32) >= (uint64_t)npes;
     }
@@ -341,7 +351,7 @@ int main(int argc, char **argv)
     PE_CHECK(npes >= 2, "needs 2 PEs or more");
     S = gshmem_calloc(1, sizeof *S);
     PE_CHECK(S != NULL, "gshmem_calloc(%zu)", sizeof *S);
-    int rc = gshmemi_proxy_start_host(&gshmemi_g);
+    int rc = start_host_engine();
     PE_CHECK(rc == 0, "gshmemi_proxy_start_host: %s", gshmem_strerror(rc));
     q = gshmemi_proxy_queue();
     gshmem_barrier_all();
@@ -362,7 +372,7 @@ int main(int argc, char **argv)
         mode_bad();
     } else if (strcmp(mode, "drain") == 0) {
         run_threads(drainer);     /* posted, not waited for */
-        gshmemi_proxy_stop(&gshmemi_g);   /* what finalize does first */
+        gshmemi_engine_stop();   /* what finalize does first */
         gshmem_barrier_all();
         for (int t = 0; t < NT; t++)
             for (int r = 0; r < 40; r++)

@@ -5,7 +5,7 @@
  *    GPU). Skipped, with the reason, when gshmem has no CUDA or the machine
  *    no GPU ("pe_ofi_cuda probe" decides in its own process: this driver
  *    never starts CUDA itself).
- *  - suite ofi_stage_host: the same protocol on a host heap with the staging
+ *  - suite ofi_am_host: the same protocol on a host heap with the staging
  *    path forced, so it runs without a GPU (CUDA builds only). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -34,8 +34,8 @@ static void run_mode(const char *tp, int n, const char *mode, const char *heap)
                  test_tail(&r));
     cr_assert_eq(test_count_of(r.output, "pe_ofi_cuda: OK (PE "), n,
                  "%s -n %d %s: expected %d OK lines:\n%s", tp, n, mode, n, test_tail(&r));
-    cr_assert_eq(test_count_of(r.output, "staging path"), n,
-                 "%s -n %d %s: every PE should report the staging path:\n%s", tp, n, mode,
+    cr_assert_eq(test_count_of(r.output, "active-message path"), n,
+                 "%s -n %d %s: every PE should report the active-message path:\n%s", tp, n, mode,
                  test_tail(&r));
     test_run_free(&r);
 }
@@ -57,7 +57,7 @@ Test(ofi_cuda, shm_n4, .timeout = 300) { cuda_check("ofi-shm", 4, "cuda-stage");
 Test(ofi_cuda, tcp_n2, .timeout = 300) { cuda_check("ofi-tcp", 2, "cuda-stage"); }
 Test(ofi_cuda, tcp_n4, .timeout = 300) { cuda_check("ofi-tcp", 4, "cuda"); }
 
-Test(ofi_stage_host, shm_n2, .timeout = 300) { host_check("ofi-shm", 2); }
-Test(ofi_stage_host, shm_n4, .timeout = 300) { host_check("ofi-shm", 4); }
-Test(ofi_stage_host, tcp_n2, .timeout = 300) { host_check("ofi-tcp", 2); }
-Test(ofi_stage_host, tcp_n4, .timeout = 300) { host_check("ofi-tcp", 4); }
+Test(ofi_am_host, shm_n2, .timeout = 300) { host_check("ofi-shm", 2); }
+Test(ofi_am_host, shm_n4, .timeout = 300) { host_check("ofi-shm", 4); }
+Test(ofi_am_host, tcp_n2, .timeout = 300) { host_check("ofi-tcp", 2); }
+Test(ofi_am_host, tcp_n4, .timeout = 300) { host_check("ofi-tcp", 4); }

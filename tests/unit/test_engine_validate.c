@@ -100,7 +100,7 @@ Test(engine_validate, inline_and_result)
         GSHMEM_ERR_INVALID_ARG, "INLINE");
     BAD(wqe(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_RESULT, 0, 2, 0, 16, 8), NULL,
         GSHMEM_ERR_INVALID_ARG, "RESULT");
-    BAD(wqe(GSHMEMI_OP_AMO, GSHMEMI_WQE_F_RESULT, GSHMEMI_QAMO_ADD, 2, 0, 16, 8), NULL,
+    BAD(wqe(GSHMEMI_OP_AMO, GSHMEMI_WQE_F_RESULT, GSHMEMI_AMO_ADD, 2, 0, 16, 8), NULL,
         GSHMEM_ERR_INVALID_ARG, "INLINE/RESULT");
 }
 
@@ -116,21 +116,21 @@ Test(engine_validate, ops_flags_pes)
         "unknown flags 0x80");
     BAD(wqe(GSHMEMI_OP_PUT, 0, 0, 4, L(0), 0, 8), NULL, GSHMEM_ERR_INVALID_PE,
         "PE 4 out of range (n_pes 4)");
-    BAD(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_QAMO_ADD, 0xffffffffu, 0, 0, 1), NULL,
+    BAD(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_ADD, 0xffffffffu, 0, 0, 1), NULL,
         GSHMEM_ERR_INVALID_PE, "PE 4294967295");
     OK(wqe(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_FENCE, 0, 3, L(0), 0, 8), NULL);
 }
 
 Test(engine_validate, amo_and_signal)
 {
-    OK(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_QAMO_FETCH_ADD, 1, 0, 64, 1), NULL);
-    OK(wqe(GSHMEMI_OP_AMO, GSHMEMI_WQE_F_AMO32, GSHMEMI_QAMO_SWAP, 1, 0, 68, 1), NULL);
-    BAD(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_QAMO_ADD, 1, 0, 68, 1), NULL, GSHMEM_ERR_INVALID_ARG,
+    OK(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_FETCH_ADD, 1, 0, 64, 1), NULL);
+    OK(wqe(GSHMEMI_OP_AMO, GSHMEMI_WQE_F_AMO32, GSHMEMI_AMO_SWAP, 1, 0, 68, 1), NULL);
+    BAD(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_ADD, 1, 0, 68, 1), NULL, GSHMEM_ERR_INVALID_ARG,
         "not aligned to 8 bytes");
-    BAD(wqe(GSHMEMI_OP_AMO, GSHMEMI_WQE_F_AMO32, GSHMEMI_QAMO_ADD, 1, 0, 66, 1), NULL,
+    BAD(wqe(GSHMEMI_OP_AMO, GSHMEMI_WQE_F_AMO32, GSHMEMI_AMO_ADD, 1, 0, 66, 1), NULL,
         GSHMEM_ERR_INVALID_ARG, "aligned to 4");
     BAD(wqe(GSHMEMI_OP_AMO, 0, 6, 1, 0, 64, 1), NULL, GSHMEM_ERR_INVALID_ARG, "AMO kind 6");
-    BAD(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_QAMO_SET, 1, 0, HEAP_SIZE, 1), NULL,
+    BAD(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_SET, 1, 0, HEAP_SIZE, 1), NULL,
         GSHMEM_ERR_OUT_OF_HEAP, "AMO target");
     OK(wqe(GSHMEMI_OP_SIGNAL, 0, GSHMEM_SIGNAL_ADD, 1, 0, 64, 1), NULL);
     BAD(wqe(GSHMEMI_OP_SIGNAL, 0, 2, 1, 0, 64, 1), NULL, GSHMEM_ERR_INVALID_ARG, "signal op 2");
@@ -156,8 +156,8 @@ Test(engine_validate, two_slot_entries)
     gshmemi_wqe_t wbad = wqe(GSHMEMI_OP_PUT_SIGNAL, 0, 0, 1, L(0), HEAP_SIZE - 8, 64);
     BAD(wbad, &ext, GSHMEM_ERR_OUT_OF_HEAP, "remote range");
     /* CSWAP takes an EXT slot, the other AMOs do not */
-    gshmemi_wqe_t cas = wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_QAMO_CSWAP, 1, 0, 64, 3);
-    gshmemi_wqe_t add = wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_QAMO_ADD, 1, 0, 64, 3);
+    gshmemi_wqe_t cas = wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_CSWAP, 1, 0, 64, 3);
+    gshmemi_wqe_t add = wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_ADD, 1, 0, 64, 3);
     cr_expect_eq(gshmemi_qwqe_slots(&cas), 2);
     cr_expect_eq(gshmemi_qwqe_slots(&add), 1);
     gshmemi_wqe_t cext = wqe(GSHMEMI_OP_EXT, 0, 0, 1, 0, 0, 4);

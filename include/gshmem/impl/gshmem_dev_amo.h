@@ -62,7 +62,7 @@ GSHMEMI_DEV W *gshmemi_dev_amo_addr(const char *call, const void *dest, int pe)
     return (W *)gshmemi_dev_peer_addr(dest, pe);
 }
 
-/* Queue path of one AMO (kind: enum gshmemi_qamo); fetching kinds wait. */
+/* Queue path of one AMO (kind: gshmemi_amo_op_t); fetching kinds wait. */
 template <typename W>
 GSHMEMI_DEV W gshmemi_dev_amo_q(const char *call, const void *dest, uint32_t kind, W v, W cmp,
                                 int pe)
@@ -78,7 +78,7 @@ extern "C" {
         const char *c = "gshmem_" #N "_atomic_fetch_add";                                  \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
         if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_FETCH_ADD, (W)value, 0, pe); \
+            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_FETCH_ADD, (W)value, 0, pe); \
         return (T)gshmemi_dev_amo_add(w, (W)value);                                        \
     }                                                                                      \
     GSHMEMI_DEV_API void gshmem_##N##_atomic_add(T *dest, T value, int pe)                 \
@@ -86,7 +86,7 @@ extern "C" {
         const char *c = "gshmem_" #N "_atomic_add";                                        \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
         if (w == NULL)                                                                     \
-            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_ADD, (W)value, 0, pe);        \
+            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_ADD, (W)value, 0, pe);        \
         else                                                                               \
             (void)gshmemi_dev_amo_add(w, (W)value);                                        \
     }                                                                                      \
@@ -95,7 +95,7 @@ extern "C" {
         const char *c = "gshmem_" #N "_atomic_compare_swap";                               \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
         if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_CSWAP, (W)value, (W)cond, \
+            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_CSWAP, (W)value, (W)cond, \
                                            pe);                                            \
         return (T)gshmemi_dev_amo_cas(w, (W)cond, (W)value);                               \
     }                                                                                      \
@@ -104,7 +104,7 @@ extern "C" {
         const char *c = "gshmem_" #N "_atomic_swap";                                       \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
         if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_SWAP, (W)value, 0, pe);   \
+            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_SWAP, (W)value, 0, pe);   \
         return (T)gshmemi_dev_amo_swap(w, (W)value);                                       \
     }                                                                                      \
     GSHMEMI_DEV_API T gshmem_##N##_atomic_fetch(const T *source, int pe)                   \
@@ -112,7 +112,7 @@ extern "C" {
         const char *c = "gshmem_" #N "_atomic_fetch";                                      \
         W *w = gshmemi_dev_amo_addr<W>(c, source, pe);                                     \
         if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, source, GSHMEMI_QAMO_FETCH, 0, 0, pe);       \
+            return (T)gshmemi_dev_amo_q<W>(c, source, GSHMEMI_AMO_FETCH, 0, 0, pe);       \
         return (T)gshmemi_dev_amo_load(w);                                                 \
     }                                                                                      \
     GSHMEMI_DEV_API void gshmem_##N##_atomic_set(T *dest, T value, int pe)                 \
@@ -120,7 +120,7 @@ extern "C" {
         const char *c = "gshmem_" #N "_atomic_set";                                        \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
         if (w == NULL)                                                                     \
-            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_SET, (W)value, 0, pe);        \
+            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_SET, (W)value, 0, pe);        \
         else                                                                               \
             gshmemi_dev_amo_store(w, (W)value);                                            \
     }                                                                                      \
@@ -129,7 +129,7 @@ extern "C" {
         const char *c = "gshmem_" #N "_atomic_inc";                                        \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
         if (w == NULL)                                                                     \
-            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_ADD, (W)1, 0, pe);            \
+            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_ADD, (W)1, 0, pe);            \
         else                                                                               \
             (void)gshmemi_dev_amo_add(w, (W)1);                                            \
     }                                                                                      \
@@ -138,7 +138,7 @@ extern "C" {
         const char *c = "gshmem_" #N "_atomic_fetch_inc";                                  \
         W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
         if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_QAMO_FETCH_ADD, (W)1, 0, pe);  \
+            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_FETCH_ADD, (W)1, 0, pe);  \
         return (T)gshmemi_dev_amo_add(w, (W)1);                                            \
     }
 GSHMEMI_DDEF_AMO(int32_t, uint32_t, int32)

@@ -42,7 +42,7 @@ GSHMEMI_DEV void gshmemi_dev_pe_barrier(const char *call, int arrive_w, int epoc
         if (r != NULL)
             (void)gshmemi_atomic_fetch_add_relaxed_u64(r, 1);
         else   /* queue path: an AMO entry (after the caller's quiet, if any) */
-            (void)gshmemi_devq_amo(call, arrive, sizeof(uint64_t), GSHMEMI_QAMO_ADD, 1, 0, pe);
+            (void)gshmemi_devq_amo(call, arrive, sizeof(uint64_t), GSHMEMI_AMO_ADD, 1, 0, pe);
     }
     uint64_t want = e * (uint64_t)s.n_pes;
     while (gshmemi_atomic_load_acquire_u64(arrive) < want)

@@ -65,6 +65,7 @@
 #include <stdint.h>
 #include "gshmem_dev_port.h"
 #include "gshmem/ring/sq.h"
+#include "gshmem_amo_op.h"   /* the AMO kinds in an entry's aux */
 
 #define GSHMEMI_QUEUE_CHANNELS 4u
 #define GSHMEMI_QUEUE_CAPACITY 1024u
@@ -76,27 +77,12 @@
     (GSHMEMI_WQE_F_FENCE | GSHMEMI_WQE_F_AMO32 | GSHMEMI_WQE_F_INLINE |          \
      GSHMEMI_WQE_F_RESULT)
 
-/* AMO kinds in aux (the values of transport.h's gshmemi_amo_op_t). */
-enum gshmemi_qamo {
-    GSHMEMI_QAMO_SET = 0,
-    GSHMEMI_QAMO_ADD = 1,
-    GSHMEMI_QAMO_FETCH = 2,
-    GSHMEMI_QAMO_FETCH_ADD = 3,
-    GSHMEMI_QAMO_SWAP = 4,
-    GSHMEMI_QAMO_CSWAP = 5
-};
-
-GSHMEMI_HD int gshmemi_qamo_fetching(uint32_t kind)
-{
-    return kind >= GSHMEMI_QAMO_FETCH && kind <= GSHMEMI_QAMO_CSWAP;
-}
-
 /* Slots an entry takes, from its first word: 2 for PUT_SIGNAL and CSWAP. */
 GSHMEMI_HD uint32_t gshmemi_qwqe_slots(const gshmemi_wqe_t *w)
 {
     uint32_t op = gshmemi_wqe_op(w);
     if (op == GSHMEMI_OP_PUT_SIGNAL ||
-        (op == GSHMEMI_OP_AMO && gshmemi_wqe_aux(w) == GSHMEMI_QAMO_CSWAP))
+        (op == GSHMEMI_OP_AMO && gshmemi_wqe_aux(w) == GSHMEMI_AMO_CSWAP))
         return 2;
     return 1;
 }
@@ -277,7 +263,7 @@ GSHMEMI_DEV uint64_t gshmemi_devq_g(const char *call, const void *src, size_t si
     return gshmemi_devq_take(t);
 }
 
-/* An AMO of kind (enum gshmemi_qamo) on a 4- or 8-byte word; fetching kinds
+/* An AMO of kind (gshmemi_amo_op_t) on a 4- or 8-byte word; fetching kinds
  * wait and return the old value, the others return 0 once posted. */
 GSHMEMI_DEV uint64_t gshmemi_devq_amo(const char *call, const void *dest, size_t size,
                                       uint32_t kind, uint64_t v, uint64_t cmp, int pe)
@@ -286,13 +272,13 @@ GSHMEMI_DEV uint64_t gshmemi_devq_amo(const char *call, const void *dest, size_t
     gshmemi_wqe_t w[2];
     uint32_t n = 1;
     w[0] = gshmemi_devq_wqe(0, gshmemi_devq_off(dest), v, GSHMEMI_OP_AMO, fl, kind, pe);
-    if (kind == GSHMEMI_QAMO_CSWAP) {
+    if (kind == GSHMEMI_AMO_CSWAP) {
         w[0].value = cmp;
         w[1] = gshmemi_devq_wqe(0, 0, v, GSHMEMI_OP_EXT, 0, 0, pe);
         n = 2;
     }
     gshmemi_devq_ticket_t t = gshmemi_devq_post(call, pe, w, n);
-    if (!gshmemi_qamo_fetching(kind))
+    if (!gshmemi_amo_fetching(kind))
         return 0;
     gshmemi_devq_wait(call, pe, t);
     return gshmemi_devq_take(t);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "api/gshmemi.h"
+#include "engine/proxy.h"
 
 /* Every public call but gshmem_init* starts with this. */
 /* Smallest alignment of a symmetric allocation (a cache line). */
@@ -38,8 +39,14 @@ uint64_t gshmemi_check_sym_aligned(const char *call, const char *what,
 /* The transport that carries AMOs to pe (see init.c for the rule). */
 static inline gshmemi_transport_t *gshmemi_amo_tp_of(int pe)
 {
-    return gshmemi_g.amo_tp ? gshmemi_g.amo_tp : gshmemi_g.pe_tp[pe];
+    return gshmemi_transport_amo(gshmemi_g.amo_tp, gshmemi_g.pe_tp, pe);
 }
+
+/* init.c: the proxy engine's view of g (for gshmemi_proxy_start*), and the
+ * engine's stop as finalize does it (the aggregator's service first: it
+ * posts into the rings). */
+void gshmemi_proxy_env_of(gshmemi_state_t *g, gshmemi_proxy_env_t *env_p);
+void gshmemi_engine_stop(void);
 
 /* A transport call failed inside a public call: fatal naming both. */
 void gshmemi_tp_fatal(const char *call, const gshmemi_transport_t *tp, int rc,

@@ -10,7 +10,6 @@
 #include "engine/proxy.h"
 #if defined(GSHMEM_HAVE_CUDA)
 #include <cuda_runtime_api.h>
-#include "transports/p2p/p2p.h"
 #endif
 
 static pthread_mutex_t gshmemi_dstate_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -106,16 +105,16 @@ int gshmemi_device_state_publish(const gshmemi_dev_state_t *s)
 
 /* ---- construction at init ------------------------------------------------ */
 
-/* The p2p transport's device table of peer heap bases, or NULL. */
+/* The device table of peer heap bases of the transport that has one, or
+ * NULL (no PE reached by load/store). */
 static void *const *gshmemi_dstate_peer_bases(gshmemi_state_t *g)
 {
-#if defined(GSHMEM_HAVE_CUDA)
-    for (int i = 0; i < g->n_tps; i++)
-        if (g->tps[i].ops != NULL && strcmp(g->tps[i].ops->name, "p2p") == 0)
-            return gshmemi_p2p_peer_bases_device(&g->tps[i]);
-#else
-    (void)g;
-#endif
+    for (int i = 0; i < g->n_tps; i++) {
+        void *const *bases =
+            g->tps[i].ops != NULL ? g->tps[i].ops->peer_bases_device(&g->tps[i]) : NULL;
+        if (bases != NULL)
+            return bases;
+    }
     return NULL;
 }
 

@@ -20,11 +20,33 @@
 #include "select.h"
 #include "device_state.h"
 #include "engine/proxy.h"   /* proxy engine: start/stop (queue path) */
-#ifdef GSHMEM_HAVE_CUDA
-#include "transports/p2p/p2p.h"
-#endif
+#include "api/agg/agg.h"    /* gshmemi_agg_shutdown, before the engine stops */
 
 gshmemi_state_t gshmemi_g;
+
+/* ---- the proxy engine's view of the runtime ------------------------- */
+
+void gshmemi_proxy_env_of(gshmemi_state_t *g, gshmemi_proxy_env_t *env_p)
+{
+    gshmemi_proxy_env_t env = {
+        .my_pe = g->my_pe,
+        .n_pes = g->n_pes,
+        .device_queue_only = g->cfg.device_queue_only,
+        .heap = &g->heap,
+        .tps = g->tps,
+        .n_tps = g->n_tps,
+        .pe_tp = g->pe_tp,
+        .amo_tp = g->amo_tp,
+        .regs = &g->regs,
+    };
+    *env_p = env;
+}
+
+void gshmemi_engine_stop(void)
+{
+    gshmemi_agg_shutdown();   /* the aggregator's service posts into the rings: first */
+    gshmemi_proxy_stop();
+}
 
 /* ---- misuse: print and end the job ---------------------------------- */
 
@@ -150,6 +172,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     gshmemi_state_t *g = &gshmemi_g;
     gshmemi_heap_kind_t kind;
     gshmemi_tp_list_t tps;
+    gshmemi_proxy_env_t env;
     int rc;
 
     if (g->initialized) {
@@ -168,19 +191,18 @@ static int gshmemi_init_impl(void *mpi_comm)
         fflush(stdout);
     }
     GSHMEMI_CHECK_GOTO(gshmemi_init_node_map(g), rc, fail_bootstrap);
-#ifdef GSHMEM_HAVE_CUDA
     if (kind == GSHMEMI_HEAP_CUDA) {
-        int dev;   /* this PE's GPU: local index on the node modulo the GPUs */
-        GSHMEMI_CHECK_GOTO(gshmemi_p2p_select_device(g->node_of, g->my_pe, g->n_pes, &dev),
-                           rc, fail_node_map);
+        int dev;   /* this PE's GPU (the device transport decides) */
+        GSHMEMI_CHECK_GOTO(gshmemi_transport_select_device(g->node_of, g->my_pe, g->n_pes,
+                                                           &dev), rc, fail_node_map);
     }
-#endif
     GSHMEMI_CHECK_GOTO(gshmemi_heap_create(&g->heap, kind, g->cfg.symmetric_size), rc,
                        fail_node_map);
     GSHMEMI_CHECK_GOTO(gshmemi_select_init(g, &tps), rc, fail_heap);
     /* proxy engine: after the transports, before the device state (it
      * provides the channels) and the barrier */
-    GSHMEMI_CHECK_GOTO(gshmemi_proxy_start(g), rc, fail_transports);
+    gshmemi_proxy_env_of(g, &env);
+    GSHMEMI_CHECK_GOTO(gshmemi_proxy_start(&env), rc, fail_transports);
     /* Before the barrier: peers may touch the sync area it zeroes as soon
      * as they leave it. */
     GSHMEMI_CHECK_GOTO(gshmemi_device_state_setup(g), rc, fail_transports);
@@ -192,7 +214,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     return GSHMEM_SUCCESS;
 
 fail_transports:
-    gshmemi_proxy_stop(g);   /* proxy engine (no-op when none runs) */
+    gshmemi_engine_stop();   /* proxy engine (no-op when none runs) */
     gshmemi_device_state_teardown(g);
     gshmemi_select_finalize(g);
 fail_heap:
@@ -246,7 +268,7 @@ void gshmem_finalize(void)
     GSHMEMI_REQUIRE_INIT("gshmem_finalize");
     /* proxy engine: drain every ring (device entries posted before
      * finalize) and stop, before the barrier that lets peers go */
-    gshmemi_proxy_stop(g);
+    gshmemi_engine_stop();
     gshmemi_barrier_all("gshmem_finalize");
     gshmemi_device_state_teardown(g);   /* before p2p frees the peer table */
     gshmemi_select_finalize(g);

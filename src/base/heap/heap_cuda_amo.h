@@ -8,7 +8,7 @@
 #ifndef GSHMEMI_HEAP_CUDA_AMO_H
 #define GSHMEMI_HEAP_CUDA_AMO_H
 
-#include "transports/transport.h"
+#include "gshmem/impl/gshmem_amo_op.h"
 
 #ifdef __cplusplus
 extern "C" {

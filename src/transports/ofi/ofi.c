@@ -81,7 +81,7 @@ static int ofi_open_objects(ofi_state_t *s)
 /* The heap MR, the op arena and the bounce slots (all registered). */
 static int ofi_register_memory(ofi_state_t *s)
 {
-    if (!s->stage_mode)   /* staging: no RMA into the heap, nothing to register */
+    if (!s->am_mode)   /* active messages: no RMA into the heap, nothing to register */
         GSHMEMI_CHECK(ofi_mr_register(s, s->heap->base, s->heap->size,
                                       FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
                                       &s->heap_mr, &s->heap_desc));
@@ -111,12 +111,12 @@ static int ofi_local_setup(ofi_state_t *s, const gshmemi_tp_env_t *env, ofi_card
 {
     GSHMEMI_CHECK(ofi_info_select(s, env));
     GSHMEMI_CHECK(ofi_open_objects(s));
-    if (!s->stage_mode)
+    if (!s->am_mode)
         GSHMEMI_CHECK(ofi_info_check_atomics(s));
     GSHMEMI_CHECK(ofi_register_memory(s));
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->stage_mode)
-        GSHMEMI_CHECK(ofi_stage_setup(s));
+    if (s->am_mode)
+        GSHMEMI_CHECK(ofi_am_setup(s));
 #endif
     size_t len = sizeof me->addr;
     int rc = fi_getname(&s->ep->fid, me->addr, &len);
@@ -195,7 +195,7 @@ static int ofi_close_all(ofi_state_t *s)
     ofi_close_fid(s->heap_mr ? &s->heap_mr->fid : NULL, "the heap MR", &rc);
     ofi_close_fid(s->ep ? &s->ep->fid : NULL, "the endpoint", &rc);
 #ifdef GSHMEM_HAVE_CUDA
-    ofi_stage_close(s);   /* its buffers' MRs; the endpoint no longer uses them */
+    ofi_am_close(s);   /* its buffers' MRs; the endpoint no longer uses them */
 #endif
     ofi_close_fid(s->av ? &s->av->fid : NULL, "the AV", &rc);
     ofi_close_fid(s->cq ? &s->cq->fid : NULL, "the CQ", &rc);
@@ -258,13 +258,13 @@ static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
     tp->priv = s;
     GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: PE %d ready on '%s': fence %s, amo_nbi after fence %s, "
                   "quiet %s, local buffers %s", s->my_pe, s->prov_name,
-                  s->stage_mode ? "a no-op (staging: requests applied in order per PE)"
+                  s->am_mode ? "a no-op (active messages: requests applied in order per PE)"
                   : s->has_fence ? "sets FI_FENCE on the next op per PE" : "waits for completions",
-                  s->stage_mode ? "ordered" : s->has_fence ? "posted with FI_FENCE"
+                  s->am_mode ? "ordered" : s->has_fence ? "posted with FI_FENCE"
                                                            : "waits for all outstanding ops first",
-                  s->stage_mode ? "waits for the targets' acknowledgements (applied)"
+                  s->am_mode ? "waits for the targets' acknowledgements (applied)"
                   : s->has_dc ? "waits for delivery-complete" : "waits, then flushes with reads",
-                  s->stage_mode ? "copied into host bounce buffers (staging)"
+                  s->am_mode ? "copied into host bounce buffers (active messages)"
                   : s->mr_local ? "need descriptors (bounce outside heap/registrations)"
                                 : "used as is");
     free(cards);
@@ -296,8 +296,8 @@ static int ofi_finalize(gshmemi_transport_t *tp)
 static int ofi_fence(gshmemi_transport_t *tp)
 {
     ofi_state_t *s = ofi_state(tp);
-    if (s->stage_mode)
-        return 0;   /* staging: each target applies one PE's requests in order */
+    if (s->am_mode)
+        return 0;   /* active messages: each target applies one PE's requests in order */
     if (!s->has_fence)
         return ofi_quiet(s);
     for (int pe = 0; pe < s->n_pes; pe++)
@@ -388,4 +388,6 @@ const gshmemi_transport_ops_t gshmemi_ofi_ops = {
     .progress = ofi_progress_op,
     .mem_register = ofi_mem_register,
     .mem_unregister = ofi_mem_unregister,
+    .select_device = gshmemi_tp_no_select_device,
+    .peer_bases_device = gshmemi_tp_no_peer_bases_device,
 };

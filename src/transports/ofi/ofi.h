@@ -33,7 +33,7 @@
 
 typedef enum ofi_op_kind {
     OFI_OP_PUT = 0, OFI_OP_GET, OFI_OP_AMO, OFI_OP_FETCH_AMO, OFI_OP_FLUSH,
-    /* staging path (ofi_stage.c): completions handled by ofi_stage_event */
+    /* active-message path (ofi_am_source.c): completions handled by ofi_am_event */
     OFI_OP_AM_SEND,       /* a request sent from a send buffer */
     OFI_OP_AM_RECV,       /* a posted receive buffer */
     OFI_OP_AM_REPLY       /* a receive buffer being sent back as a reply */
@@ -87,7 +87,7 @@ typedef struct ofi_state {
     int has_fence;                /* FI_FENCE honoured */
     int has_raw;                  /* read-after-write ordered (flush path) */
     int amo_as_fetch;             /* issue set/add as fetching atomics (shm quirk) */
-    int stage_mode;               /* staging path: FI_MSG active messages (ofi_stage.c) */
+    int am_mode;               /* active-message path: FI_MSG active messages (ofi_am_source.c) */
     size_t max_msg, inject_size;
     uint64_t next_key;            /* requested keys (no FI_MR_PROV_KEY) */
 
@@ -118,7 +118,7 @@ typedef struct ofi_state {
     unsigned char *fence_pending; /* [n_pes], only with has_fence */
     unsigned char *dirty;         /* [n_pes], writes since quiet (!has_dc) */
 
-    struct ofi_stage *stage;      /* staging path state, NULL on the RMA path */
+    struct ofi_am *am;        /* active-message path state, NULL on the RMA path */
 
     unsigned char *own_reach;     /* reach array allocated here, if any */
     pthread_t thread;
@@ -175,26 +175,26 @@ int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dt
                 uint64_t off, const void *operand, int after_fence);
 
 #ifdef GSHMEM_HAVE_CUDA
-/* ofi_stage.c / ofi_am.c: the staging path (CUDA heap without FI_HMEM).
- * Entered from the RMA path's functions when s->stage is set. */
-int ofi_stage_setup(ofi_state_t *s);
-void ofi_stage_close(ofi_state_t *s);    /* after the endpoint is closed */
-int ofi_stage_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n);
-int ofi_stage_get(ofi_state_t *s, int pe, void *dst, uint64_t off, size_t n, int nbi);
-int ofi_stage_amo(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+/* ofi_am_source.c / ofi_am_target.c: the active-message path (CUDA heap without FI_HMEM).
+ * Entered from the RMA path's functions when s->am is set. */
+int ofi_am_setup(ofi_state_t *s);
+void ofi_am_close(ofi_state_t *s);    /* after the endpoint is closed */
+int ofi_am_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n);
+int ofi_am_get(ofi_state_t *s, int pe, void *dst, uint64_t off, size_t n, int nbi);
+int ofi_am_amo(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                   uint64_t off, const void *operand, const void *compare, void *result);
-int ofi_stage_amo_nbi(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+int ofi_am_amo_nbi(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                       uint64_t off, const void *operand);
-int ofi_stage_quiet(ofi_state_t *s);
-int ofi_stage_progress(ofi_state_t *s);
-void ofi_stage_event(ofi_state_t *s, ofi_op_t *op, int err);
-void ofi_stage_thread_start(ofi_state_t *s);
+int ofi_am_quiet(ofi_state_t *s);
+int ofi_am_progress(ofi_state_t *s);
+void ofi_am_event(ofi_state_t *s, ofi_op_t *op, int err);
+void ofi_am_thread_start(ofi_state_t *s);
 /* For the progress thread after an empty pass: 1 = poll again soon (work
  * in flight or recent); *hot_p is its countdown of idle passes. */
-int ofi_stage_hot(ofi_state_t *s, int *hot_p);
-/* Test knob: take the staging path whatever the heap and provider (a host
+int ofi_am_hot(ofi_state_t *s, int *hot_p);
+/* Test knob: take the active-message path whatever the heap and provider (a host
  * heap then exercises the protocol without a GPU). Default 0. */
-extern int gshmemi_ofi_force_stage;
+extern int gshmemi_ofi_force_am;
 #endif
 
 /* Test knob: treat every local buffer outside the heap as unregistered and

@@ -128,8 +128,8 @@ int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_
         return GSHMEM_ERR_INVALID_ARG;
     }
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->stage)
-        return ofi_stage_amo(s, pe, op, dt, off, operand, compare, result);
+    if (s->am)
+        return ofi_am_amo(s, pe, op, dt, off, operand, compare, result);
 #endif
     ofi_sync_t local = {0};
     ofi_op_t *o = ofi_op_get(s, &local, m.fetch ? OFI_OP_FETCH_AMO : OFI_OP_AMO, pe, off, sz);
@@ -161,8 +161,8 @@ int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dt
         return GSHMEM_ERR_INVALID_ARG;
     }
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->stage)   /* requests to one PE are applied in order: no fence needed */
-        return ofi_stage_amo_nbi(s, pe, op, dt, off, operand);
+    if (s->am)   /* requests to one PE are applied in order: no fence needed */
+        return ofi_am_amo_nbi(s, pe, op, dt, off, operand);
 #endif
     if (after_fence) {
         if (s->has_fence)

@@ -97,7 +97,7 @@ static void ofi_diagnose(const gshmemi_tp_env_t *env, uint64_t caps)
                   "ENDPOINT, threading FI_THREAD_SAFE)%s", want,
                   missing[0] ? missing : "none alone, only their combination",
                   (caps & FI_HMEM) ? "; the heap is in GPU memory and needs FI_HMEM, or FI_MSG "
-                  "for staging through host bounce buffers" : "");
+                  "for the active-message path through host bounce buffers" : "");
 }
 
 static void ofi_info_record(ofi_state_t *s, struct fi_info *info, uint64_t op_flags)
@@ -127,10 +127,10 @@ static void ofi_info_record(ofi_state_t *s, struct fi_info *info, uint64_t op_fl
 }
 
 #ifdef GSHMEM_HAVE_CUDA
-/* The staging path: FI_MSG only (no RMA, atomics or FI_HMEM), messages of
+/* The active-message path: FI_MSG only (no RMA, atomics or FI_HMEM), messages of
  * one pair in order where the provider offers it (the targets reorder by
  * sequence number anyway). */
-static int ofi_info_select_stage(ofi_state_t *s, const gshmemi_tp_env_t *env)
+static int ofi_info_select_am(ofi_state_t *s, const gshmemi_tp_env_t *env)
 {
     for (int sas = 1; sas >= 0; sas--) {
         struct fi_info *h = ofi_hints_make(env, FI_MSG, 0), *info = NULL;
@@ -143,9 +143,9 @@ static int ofi_info_select_stage(ofi_state_t *s, const gshmemi_tp_env_t *env)
         if (rc != 0)
             continue;
         ofi_info_record(s, info, 0);
-        s->stage_mode = 1;
+        s->am_mode = 1;
         GSHMEMI_INFO(OFI_SUBSYS, "ofi: provider '%s' (fabric %s, domain %s), mr_mode 0x%x: "
-                     "staging path for the %s heap (FI_MSG active messages through host "
+                     "active-message path for the %s heap (FI_MSG active messages through host "
                      "bounce buffers%s), max_msg %zu, inject %zu", s->prov_name,
                      info->fabric_attr->name, info->domain_attr->name,
                      (unsigned)info->domain_attr->mr_mode,
@@ -163,14 +163,14 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
     uint64_t base = FI_RMA | FI_ATOMIC;
     if (env->heap->kind == GSHMEMI_HEAP_CUDA)
         base |= FI_HMEM;
-    int stage_only = 0;
+    int am_only = 0;
 #ifdef GSHMEM_HAVE_CUDA
-    stage_only = gshmemi_ofi_force_stage;
+    am_only = gshmemi_ofi_force_am;
 #endif
     /* Best first: FI_FENCE and delivery-complete, then without each. */
     static const struct { uint64_t caps, flags; } tries[] = {
         {FI_FENCE, FI_DELIVERY_COMPLETE}, {0, FI_DELIVERY_COMPLETE}, {FI_FENCE, 0}, {0, 0}};
-    for (size_t i = 0; i < sizeof tries / sizeof tries[0] && !stage_only; i++) {
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0] && !am_only; i++) {
         struct fi_info *info = NULL;
         if (ofi_try(env, base | tries[i].caps, tries[i].flags, &info) != 0)
             continue;
@@ -191,10 +191,10 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
         return 0;
     }
 #ifdef GSHMEM_HAVE_CUDA
-    if ((stage_only || (base & FI_HMEM)) && ofi_info_select_stage(s, env) == 0)
+    if ((am_only || (base & FI_HMEM)) && ofi_info_select_am(s, env) == 0)
         return 0;
 #endif
-    ofi_diagnose(env, stage_only ? FI_MSG : base);
+    ofi_diagnose(env, am_only ? FI_MSG : base);
     return GSHMEM_ERR_TRANSPORT;
 }
 

@@ -17,7 +17,7 @@
 static const char *ofi_kind_name(ofi_op_kind_t k)
 {
     static const char *names[] = {"put", "get", "atomic", "fetching atomic", "flush read",
-                                  "staged send", "staged receive", "staged reply"};
+                                  "am send", "am receive", "am reply"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "op";
 }
 
@@ -89,7 +89,7 @@ void ofi_op_complete(ofi_state_t *s, ofi_op_t *op, int err)
 {
 #ifdef GSHMEM_HAVE_CUDA
     if (op->kind >= OFI_OP_AM_SEND) {
-        ofi_stage_event(s, op, err);
+        ofi_am_event(s, op, err);
         return;
     }
 #endif
@@ -143,8 +143,8 @@ static void ofi_cq_error(ofi_state_t *s)
 int ofi_progress_once(ofi_state_t *s)
 {
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->stage)
-        return ofi_stage_progress(s);
+    if (s->am)
+        return ofi_am_progress(s);
 #endif
     return ofi_cq_poll(s);
 }
@@ -192,19 +192,19 @@ static void *ofi_progress_main(void *arg)
     ofi_state_t *s = arg;
     struct timespec idle = {.tv_sec = 0, .tv_nsec = OFI_IDLE_NS};
 #ifdef GSHMEM_HAVE_CUDA
-    int hot = 0;   /* staging: passes left to stay hot after activity */
-    if (s->stage)
-        ofi_stage_thread_start(s);
+    int hot = 0;   /* active messages: passes left to stay hot after activity */
+    if (s->am)
+        ofi_am_thread_start(s);
 #endif
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         int n = ofi_progress_once(s);
         if (n > 0)
             continue;
 #ifdef GSHMEM_HAVE_CUDA
-        /* Staging: multi-step provider protocols (shm's segmented sends)
+        /* Active messages: multi-step provider protocols (shm's segmented sends)
          * need both sides to progress often; stay hot (yield, no sleep)
          * for a while after activity and while sends are in flight. */
-        if (s->stage && ofi_stage_hot(s, &hot)) {
+        if (s->am && ofi_am_hot(s, &hot)) {
             sched_yield();
             continue;
         }

@@ -128,8 +128,8 @@ int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *s
     GSHMEMI_CHECK(ofi_check_pe(s, pe, "put"));
     GSHMEMI_CHECK(ofi_check_range(s, dst_off, n, "put", pe));
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->stage)
-        return ofi_stage_put(s, pe, dst_off, src, n);
+    if (s->am)
+        return ofi_am_put(s, pe, dst_off, src, n);
 #endif
     ofi_sync_t local = {0};
     ofi_sync_t *sync = nbi ? &s->nbi : &local;
@@ -155,8 +155,8 @@ int ofi_rma_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, si
     GSHMEMI_CHECK(ofi_check_pe(s, pe, "get"));
     GSHMEMI_CHECK(ofi_check_range(s, src_off, n, "get", pe));
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->stage)
-        return ofi_stage_get(s, pe, dst, src_off, n, nbi);
+    if (s->am)
+        return ofi_am_get(s, pe, dst, src_off, n, nbi);
 #endif
     ofi_sync_t local = {0};
     ofi_sync_t *sync = nbi ? &s->nbi : &local;
@@ -194,8 +194,8 @@ static int ofi_flush(ofi_state_t *s)
 int ofi_quiet(ofi_state_t *s)
 {
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->stage)
-        return ofi_stage_quiet(s);
+    if (s->am)
+        return ofi_am_quiet(s);
 #endif
     int rc = ofi_sync_wait(s, &s->nbi);
     if (rc == 0 && !s->has_dc && s->has_raw)

@@ -245,6 +245,8 @@ const gshmemi_transport_ops_t gshmemi_p2p_ops = {
     .progress = p2p_progress,
     .mem_register = p2p_mem_register,
     .mem_unregister = p2p_mem_unregister,
+    .select_device = gshmemi_p2p_select_device,
+    .peer_bases_device = gshmemi_p2p_peer_bases_device,
 };
 
 static p2p_priv_t *p2p_priv_of(gshmemi_transport_t *tp)

@@ -510,4 +510,6 @@ const gshmemi_transport_ops_t gshmemi_shm_ops = {
     .progress = shm_progress,
     .mem_register = shm_mem_register,
     .mem_unregister = shm_mem_unregister,
+    .select_device = gshmemi_tp_no_select_device,
+    .peer_bases_device = gshmemi_tp_no_peer_bases_device,
 };

@@ -1,4 +1,4 @@
-/* stage.c: the engine's own staging through pinned host memory, for
+/* bounce.c: the engine's own bounce buffers in pinned host memory, for
  * transports that would otherwise copy device memory to device memory
  * while the user's kernel runs.
  *
@@ -15,8 +15,9 @@
  * engine's stream. Host<->device copies on non-blocking streams run beside
  * kernels. Ops larger than the arena go in arena-sized chunks; the arena is
  * reused after an engine quiet (which synchronizes the engine's stream).
- * Transports that stage by themselves (ofi without FI_HMEM) map nothing and
- * are not affected. Host engines (tests) never stage. */
+ * Transports that copy through host memory by themselves (ofi's
+ * active-message path) map nothing and are not affected. Host engines
+ * (tests) never bounce. */
 #include <string.h>
 
 #include "proxy_impl.h"
@@ -28,45 +29,45 @@
 
 #if defined(GSHMEM_HAVE_CUDA)
 
-static int proxy_stage_err(cudaError_t e, const char *what, size_t n)
+static int proxy_bounce_err(cudaError_t e, const char *what, size_t n)
 {
-    GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: staging: %s (%zu bytes) failed: %s", what, n,
+    GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: bounce buffer: %s (%zu bytes) failed: %s", what, n,
                   cudaGetErrorString(e));
     (void)cudaGetLastError();
     return GSHMEM_ERR_TRANSPORT;
 }
 
-int gshmemi_proxy_stage_init(gshmemi_proxy_t *p)
+int gshmemi_proxy_bounce_init(gshmemi_proxy_t *p)
 {
     cudaError_t e;
 
     if (!p->cuda)
         return GSHMEM_SUCCESS;
-    e = cudaStreamCreateWithFlags((cudaStream_t *)&p->stage_stream, cudaStreamNonBlocking);
+    e = cudaStreamCreateWithFlags((cudaStream_t *)&p->bounce_stream, cudaStreamNonBlocking);
     if (e != cudaSuccess)
-        return proxy_stage_err(e, "cudaStreamCreateWithFlags", 0);
+        return proxy_bounce_err(e, "cudaStreamCreateWithFlags", 0);
     e = cudaHostAlloc(&p->arena, GSHMEMI_PROXY_ARENA, cudaHostAllocPortable);
     if (e != cudaSuccess) {
-        cudaStreamDestroy((cudaStream_t)p->stage_stream);
-        p->stage_stream = NULL;
-        return proxy_stage_err(e, "cudaHostAlloc of the staging arena", GSHMEMI_PROXY_ARENA);
+        cudaStreamDestroy((cudaStream_t)p->bounce_stream);
+        p->bounce_stream = NULL;
+        return proxy_bounce_err(e, "cudaHostAlloc of the bounce arena", GSHMEMI_PROXY_ARENA);
     }
     p->arena_size = GSHMEMI_PROXY_ARENA;
     p->arena_used = 0;
     return GSHMEM_SUCCESS;
 }
 
-void gshmemi_proxy_stage_fini(gshmemi_proxy_t *p)
+void gshmemi_proxy_bounce_fini(gshmemi_proxy_t *p)
 {
     if (p->arena != NULL)
         (void)cudaFreeHost(p->arena);
-    if (p->stage_stream != NULL)
-        (void)cudaStreamDestroy((cudaStream_t)p->stage_stream);
+    if (p->bounce_stream != NULL)
+        (void)cudaStreamDestroy((cudaStream_t)p->bounce_stream);
     p->arena = NULL;
-    p->stage_stream = NULL;
+    p->bounce_stream = NULL;
 }
 
-int gshmemi_proxy_stage_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
+int gshmemi_proxy_bounce_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
                                uint64_t off, uint64_t laddr)
 {
     struct cudaPointerAttributes a;
@@ -80,19 +81,19 @@ int gshmemi_proxy_stage_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int 
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
-int gshmemi_proxy_stage_sync(gshmemi_proxy_t *p)
+int gshmemi_proxy_bounce_sync(gshmemi_proxy_t *p)
 {
-    if (p->stage_stream == NULL)
+    if (p->bounce_stream == NULL)
         return GSHMEM_SUCCESS;
-    cudaError_t e = cudaStreamSynchronize((cudaStream_t)p->stage_stream);
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)p->bounce_stream);
     if (e != cudaSuccess)
-        return proxy_stage_err(e, "cudaStreamSynchronize of the staging stream", 0);
+        return proxy_bounce_err(e, "cudaStreamSynchronize of the bounce stream", 0);
     p->arena_used = 0;
     return GSHMEM_SUCCESS;
 }
 
 /* A chunk of n bytes in the arena (after an engine quiet if it is full). */
-static int proxy_stage_chunk(gshmemi_proxy_t *p, size_t n, char **buf_p)
+static int proxy_bounce_chunk(gshmemi_proxy_t *p, size_t n, char **buf_p)
 {
     if (p->arena_used + n > p->arena_size)
         GSHMEMI_CHECK(gshmemi_proxy_quiet(p));   /* resets the arena */
@@ -101,20 +102,20 @@ static int proxy_stage_chunk(gshmemi_proxy_t *p, size_t n, char **buf_p)
     return GSHMEM_SUCCESS;
 }
 
-int gshmemi_proxy_stage_put(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
+int gshmemi_proxy_bounce_put(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
                             uint64_t off, const void *src, size_t n)
 {
     for (size_t done = 0; done < n;) {
         size_t len = n - done < p->arena_size ? n - done : p->arena_size;
         char *buf;
-        GSHMEMI_CHECK(proxy_stage_chunk(p, len, &buf));
-        cudaStream_t s = (cudaStream_t)p->stage_stream;
+        GSHMEMI_CHECK(proxy_bounce_chunk(p, len, &buf));
+        cudaStream_t s = (cudaStream_t)p->bounce_stream;
         cudaError_t e = cudaMemcpyAsync(buf, (const char *)src + done, len,
                                         cudaMemcpyDeviceToHost, s);
         if (e == cudaSuccess)
             e = cudaStreamSynchronize(s);
         if (e != cudaSuccess)
-            return proxy_stage_err(e, "device-to-host copy of a put's source", len);
+            return proxy_bounce_err(e, "device-to-host copy of a put's source", len);
         int rc = tp->ops->put(tp, pe, off + done, buf, len, 1);
         if (rc != 0)
             return rc;
@@ -123,43 +124,43 @@ int gshmemi_proxy_stage_put(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
     return GSHMEM_SUCCESS;
 }
 
-int gshmemi_proxy_stage_get(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe, void *dst,
+int gshmemi_proxy_bounce_get(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe, void *dst,
                             uint64_t off, size_t n)
 {
     for (size_t done = 0; done < n;) {
         size_t len = n - done < p->arena_size ? n - done : p->arena_size;
         char *buf;
-        GSHMEMI_CHECK(proxy_stage_chunk(p, len, &buf));
+        GSHMEMI_CHECK(proxy_bounce_chunk(p, len, &buf));
         int rc = tp->ops->get(tp, pe, buf, off + done, len, 0);
         if (rc != 0)
             return rc;
         cudaError_t e = cudaMemcpyAsync((char *)dst + done, buf, len, cudaMemcpyHostToDevice,
-                                        (cudaStream_t)p->stage_stream);
+                                        (cudaStream_t)p->bounce_stream);
         if (e != cudaSuccess)
-            return proxy_stage_err(e, "host-to-device copy of a get's data", len);
+            return proxy_bounce_err(e, "host-to-device copy of a get's data", len);
         done += len;
     }
     return GSHMEM_SUCCESS;
 }
 
-#else /* no CUDA: host engines never stage */
+#else /* no CUDA: host engines never bounce */
 
-int gshmemi_proxy_stage_init(gshmemi_proxy_t *p) { (void)p; return GSHMEM_SUCCESS; }
-void gshmemi_proxy_stage_fini(gshmemi_proxy_t *p) { (void)p; }
-int gshmemi_proxy_stage_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
+int gshmemi_proxy_bounce_init(gshmemi_proxy_t *p) { (void)p; return GSHMEM_SUCCESS; }
+void gshmemi_proxy_bounce_fini(gshmemi_proxy_t *p) { (void)p; }
+int gshmemi_proxy_bounce_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
                                uint64_t off, uint64_t laddr)
 {
     (void)p, (void)tp, (void)pe, (void)off, (void)laddr;
     return 0;
 }
-int gshmemi_proxy_stage_sync(gshmemi_proxy_t *p) { (void)p; return GSHMEM_SUCCESS; }
-int gshmemi_proxy_stage_put(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
+int gshmemi_proxy_bounce_sync(gshmemi_proxy_t *p) { (void)p; return GSHMEM_SUCCESS; }
+int gshmemi_proxy_bounce_put(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe,
                             uint64_t off, const void *src, size_t n)
 {
     (void)p, (void)tp, (void)pe, (void)off, (void)src, (void)n;
     return GSHMEM_ERR_NOT_SUPPORTED;
 }
-int gshmemi_proxy_stage_get(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe, void *dst,
+int gshmemi_proxy_bounce_get(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int pe, void *dst,
                             uint64_t off, size_t n)
 {
     (void)p, (void)tp, (void)pe, (void)dst, (void)off, (void)n;

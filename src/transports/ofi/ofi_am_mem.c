@@ -1,4 +1,4 @@
-/* ofi_stage_mem.c: the memory operations of the staging path, for a CUDA
+/* ofi_am_mem.c: the memory operations of the active-message path, for a CUDA
  * heap (copies on private non-blocking streams, AMOs with the system-scope
  * kernels of src/base/heap/heap_cuda_amo.cu) and for a host heap (plain copies
  * and CPU atomics: the mode the unit tests use to run the protocol without
@@ -10,17 +10,17 @@
 #include <cuda_runtime_api.h>
 
 #include "base/heap/heap_cuda_amo.h"
-#include "ofi_stage.h"
+#include "ofi_am.h"
 
 static int ofi_smem_fail(cudaError_t e, const char *what, size_t n, const void *p)
 {
-    GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: %s (%zu bytes at %p) failed: %s", what, n, p,
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: %s (%zu bytes at %p) failed: %s", what, n, p,
                   cudaGetErrorString(e));
     (void)cudaGetLastError();
     return GSHMEM_ERR_TRANSPORT;
 }
 
-int ofi_smem_init(ofi_stage_t *st, const gshmemi_heap_t *heap)
+int ofi_smem_init(ofi_am_t *st, const gshmemi_heap_t *heap)
 {
     st->cuda = heap->kind == GSHMEMI_HEAP_CUDA;
     st->dev = heap->cuda_device;
@@ -43,7 +43,7 @@ int ofi_smem_init(ofi_stage_t *st, const gshmemi_heap_t *heap)
     return 0;
 }
 
-void ofi_smem_fini(ofi_stage_t *st)
+void ofi_smem_fini(ofi_am_t *st)
 {
     if (st->stream)
         cudaStreamDestroy((cudaStream_t)st->stream);
@@ -54,7 +54,7 @@ void ofi_smem_fini(ofi_stage_t *st)
 
 /* Pinned host memory (cudaHostAlloc) for a CUDA heap: copies from and to
  * it are true asynchronous DMA. */
-int ofi_smem_alloc(ofi_stage_t *st, size_t len, void **p_p)
+int ofi_smem_alloc(ofi_am_t *st, size_t len, void **p_p)
 {
     void *p = NULL;
     if (st->cuda) {
@@ -62,7 +62,7 @@ int ofi_smem_alloc(ofi_stage_t *st, size_t len, void **p_p)
         if (e != cudaSuccess)
             return ofi_smem_fail(e, "cudaHostAlloc of bounce buffers", len, NULL);
     } else if (posix_memalign(&p, 4096, len) != 0) {
-        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: cannot allocate %zu bytes of bounce buffers",
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: cannot allocate %zu bytes of bounce buffers",
                       len);
         return GSHMEM_ERR_NOMEM;
     }
@@ -71,7 +71,7 @@ int ofi_smem_alloc(ofi_stage_t *st, size_t len, void **p_p)
     return 0;
 }
 
-void ofi_smem_free(ofi_stage_t *st, void *p)
+void ofi_smem_free(ofi_am_t *st, void *p)
 {
     if (!p)
         return;
@@ -81,7 +81,7 @@ void ofi_smem_free(ofi_stage_t *st, void *p)
         free(p);
 }
 
-void ofi_smem_dev_enter(ofi_stage_t *st, int *prev_p)
+void ofi_smem_dev_enter(ofi_am_t *st, int *prev_p)
 {
     int cur = -1;
     *prev_p = -1;
@@ -110,7 +110,7 @@ static int ofi_smem_is_device(const void *p)
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
-static int ofi_smem_copy_sync(ofi_stage_t *st, void *stream, void *dst, const void *src,
+static int ofi_smem_copy_sync(ofi_am_t *st, void *stream, void *dst, const void *src,
                               size_t n, const char *what)
 {
     cudaStream_t cs = (cudaStream_t)stream;
@@ -123,7 +123,7 @@ static int ofi_smem_copy_sync(ofi_stage_t *st, void *stream, void *dst, const vo
     return e == cudaSuccess ? 0 : ofi_smem_fail(e, what, n, dst);
 }
 
-int ofi_smem_from_user(ofi_stage_t *st, void *stream, void *host_dst, const void *src, size_t n)
+int ofi_smem_from_user(ofi_am_t *st, void *stream, void *host_dst, const void *src, size_t n)
 {
     if (st->cuda && ofi_smem_is_device(src))
         return ofi_smem_copy_sync(st, stream, host_dst, src, n, "copy out of a device buffer");
@@ -131,7 +131,7 @@ int ofi_smem_from_user(ofi_stage_t *st, void *stream, void *host_dst, const void
     return 0;
 }
 
-int ofi_smem_to_user(ofi_stage_t *st, void *stream, void *dst, const void *host_src, size_t n)
+int ofi_smem_to_user(ofi_am_t *st, void *stream, void *dst, const void *host_src, size_t n)
 {
     if (st->cuda && ofi_smem_is_device(dst))
         return ofi_smem_copy_sync(st, stream, dst, host_src, n, "copy into a device buffer");
@@ -139,7 +139,7 @@ int ofi_smem_to_user(ofi_stage_t *st, void *stream, void *dst, const void *host_
     return 0;
 }
 
-int ofi_smem_heap_write(ofi_stage_t *st, void *heap_dst, const void *host_src, size_t n)
+int ofi_smem_heap_write(ofi_am_t *st, void *heap_dst, const void *host_src, size_t n)
 {
     if (!st->cuda) {
         memcpy(heap_dst, host_src, n);
@@ -150,7 +150,7 @@ int ofi_smem_heap_write(ofi_stage_t *st, void *heap_dst, const void *host_src, s
     return e == cudaSuccess ? 0 : ofi_smem_fail(e, "cudaMemcpyAsync into the heap", n, heap_dst);
 }
 
-int ofi_smem_heap_read(ofi_stage_t *st, void *host_dst, const void *heap_src, size_t n)
+int ofi_smem_heap_read(ofi_am_t *st, void *host_dst, const void *heap_src, size_t n)
 {
     if (!st->cuda) {
         memcpy(host_dst, heap_src, n);
@@ -163,7 +163,7 @@ int ofi_smem_heap_read(ofi_stage_t *st, void *host_dst, const void *heap_src, si
     return e == cudaSuccess ? 0 : ofi_smem_fail(e, "copy out of the heap", n, heap_src);
 }
 
-int ofi_smem_sync(ofi_stage_t *st)
+int ofi_smem_sync(ofi_am_t *st)
 {
     if (!st->cuda)
         return 0;
@@ -190,7 +190,7 @@ int ofi_smem_sync(ofi_stage_t *st)
         }                                                                         \
     } while (0)
 
-int ofi_smem_heap_amo(ofi_stage_t *st, void *heap_p, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+int ofi_smem_heap_amo(ofi_am_t *st, void *heap_p, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                       const void *operand, const void *compare, void *result)
 {
     if (st->cuda)

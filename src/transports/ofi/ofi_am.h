@@ -1,18 +1,18 @@
-/* ofi_stage.h: private state of the ofi transport's staging path (CUDA
+/* ofi_am.h: private state of the ofi transport's active-message path (CUDA
  * heaps without an FI_HMEM provider: active messages through registered
- * host bounce buffers; see the top of ofi_stage.c). Built only with
+ * host bounce buffers; see the top of ofi_am_source.c). Built only with
  * GSHMEM_HAVE_CUDA. */
-#ifndef GSHMEMI_OFI_STAGE_H
-#define GSHMEMI_OFI_STAGE_H
+#ifndef GSHMEMI_OFI_AM_H
+#define GSHMEMI_OFI_AM_H
 
 #include "ofi.h"
 
-#define OFI_STAGE_HDR 64u                          /* header room before a payload */
-#define OFI_STAGE_CHUNK (64u << 10)                /* payload bytes per message, at most */
-#define OFI_STAGE_BUF (OFI_STAGE_HDR + OFI_STAGE_CHUNK)
-#define OFI_STAGE_TX 64                            /* send buffers (a 64-bit bitmap) */
-#define OFI_STAGE_WINDOW 16                        /* unacknowledged requests per target */
-#define OFI_STAGE_RX_EXTRA 32                      /* receive buffers for replies and acks */
+#define OFI_AM_HDR 64u                          /* header room before a payload */
+#define OFI_AM_CHUNK (64u << 10)                /* payload bytes per message, at most */
+#define OFI_AM_BUF (OFI_AM_HDR + OFI_AM_CHUNK)
+#define OFI_AM_TX 64                            /* send buffers (a 64-bit bitmap) */
+#define OFI_AM_WINDOW 16                        /* unacknowledged requests per target */
+#define OFI_AM_RX_EXTRA 32                      /* receive buffers for replies and acks */
 
 typedef enum ofi_am_type {
     OFI_AM_PUT = 1,     /* payload -> heap[off, +len) */
@@ -34,9 +34,9 @@ typedef struct ofi_am_hdr {
     uint64_t operand, compare;
 } ofi_am_hdr_t;
 
-_Static_assert(sizeof(ofi_am_hdr_t) <= OFI_STAGE_HDR, "ofi_am_hdr_t fits its room");
+_Static_assert(sizeof(ofi_am_hdr_t) <= OFI_AM_HDR, "ofi_am_hdr_t fits its room");
 
-typedef struct ofi_stage {
+typedef struct ofi_am {
     int cuda;                /* the heap is CUDA memory (else host: the unit-test mode) */
     int dev;                 /* its device */
     void *stream;            /* cudaStream_t: target-side applies, in arrival order */
@@ -68,42 +68,42 @@ typedef struct ofi_stage {
     ofi_op_t *retry;         /* buffers whose repost or reply send hit -FI_EAGAIN */
     int dirty;               /* applies queued on stream since the last sync */
     int ack_due;             /* some source may be owed an ACK */
-    int activity;            /* a pass completed something (atomic; ofi_stage_hot) */
-} ofi_stage_t;
+    int activity;            /* a pass completed something (atomic; ofi_am_hot) */
+} ofi_am_t;
 
-static inline char *ofi_stage_tx_ptr(ofi_stage_t *st, int slot)
+static inline char *ofi_am_tx_ptr(ofi_am_t *st, int slot)
 {
-    return st->tx + (size_t)slot * OFI_STAGE_BUF;
+    return st->tx + (size_t)slot * OFI_AM_BUF;
 }
 
-static inline char *ofi_stage_rx_ptr(ofi_stage_t *st, int idx)
+static inline char *ofi_am_rx_ptr(ofi_am_t *st, int idx)
 {
-    return st->rx + (size_t)idx * OFI_STAGE_BUF;
+    return st->rx + (size_t)idx * OFI_AM_BUF;
 }
 
-/* ofi_am.c: the receive side */
+/* ofi_am_target.c: the receive side */
 int ofi_am_post_recv(ofi_state_t *s, ofi_op_t *op);
 
-/* ofi_stage_mem.c: memory of the staging path. The heap side and the
+/* ofi_am_mem.c: memory of the active-message path. The heap side and the
  * bounce buffers are CUDA memory / pinned host memory when st->cuda, plain
  * host memory otherwise; "user" buffers are anything the caller passed. */
-int ofi_smem_init(ofi_stage_t *st, const gshmemi_heap_t *heap);
-void ofi_smem_fini(ofi_stage_t *st);
-int ofi_smem_alloc(ofi_stage_t *st, size_t len, void **p_p);
-void ofi_smem_free(ofi_stage_t *st, void *p);
+int ofi_smem_init(ofi_am_t *st, const gshmemi_heap_t *heap);
+void ofi_smem_fini(ofi_am_t *st);
+int ofi_smem_alloc(ofi_am_t *st, size_t len, void **p_p);
+void ofi_smem_free(ofi_am_t *st, void *p);
 /* Make st->dev current in this thread; *prev_p: the device to restore or -1. */
-void ofi_smem_dev_enter(ofi_stage_t *st, int *prev_p);
+void ofi_smem_dev_enter(ofi_am_t *st, int *prev_p);
 void ofi_smem_dev_leave(int prev);
 /* Synchronous copies between a host buffer and a user buffer (host or
  * device memory), through stream (st->stream or st->ustream). */
-int ofi_smem_from_user(ofi_stage_t *st, void *stream, void *host_dst, const void *src, size_t n);
-int ofi_smem_to_user(ofi_stage_t *st, void *stream, void *dst, const void *host_src, size_t n);
+int ofi_smem_from_user(ofi_am_t *st, void *stream, void *host_dst, const void *src, size_t n);
+int ofi_smem_to_user(ofi_am_t *st, void *stream, void *dst, const void *host_src, size_t n);
 /* Heap side, on st->stream in order: write is asynchronous (see sync), read
  * waits; amo is asynchronous unless result is wanted. */
-int ofi_smem_heap_write(ofi_stage_t *st, void *heap_dst, const void *host_src, size_t n);
-int ofi_smem_heap_read(ofi_stage_t *st, void *host_dst, const void *heap_src, size_t n);
-int ofi_smem_heap_amo(ofi_stage_t *st, void *heap_p, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+int ofi_smem_heap_write(ofi_am_t *st, void *heap_dst, const void *host_src, size_t n);
+int ofi_smem_heap_read(ofi_am_t *st, void *host_dst, const void *heap_src, size_t n);
+int ofi_smem_heap_amo(ofi_am_t *st, void *heap_p, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                       const void *operand, const void *compare, void *result);
-int ofi_smem_sync(ofi_stage_t *st);
+int ofi_smem_sync(ofi_am_t *st);
 
-#endif /* GSHMEMI_OFI_STAGE_H */
+#endif /* GSHMEMI_OFI_AM_H */

@@ -1,11 +1,11 @@
-/* ofi_am.c: the receive side of the staging path (see ofi_stage.c): posted
+/* ofi_am_target.c: the receive side of the active-message path (see ofi_am_source.c): posted
  * receive buffers, the in-order apply of each source's requests to this
  * PE's heap, replies, acknowledgements, and the progress pass that ties
  * them together. Everything here runs under st->lock. */
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "ofi_stage.h"
+#include "ofi_am.h"
 
 static void ofi_am_push(ofi_op_t **list, ofi_op_t *op)
 {
@@ -15,17 +15,17 @@ static void ofi_am_push(ofi_op_t **list, ofi_op_t *op)
 
 int ofi_am_post_recv(ofi_state_t *s, ofi_op_t *op)
 {
-    ofi_stage_t *st = s->stage;
+    ofi_am_t *st = s->am;
     memset(&op->ctx, 0, sizeof op->ctx);
     op->kind = OFI_OP_AM_RECV;
-    ssize_t rc = fi_recv(s->ep, ofi_stage_rx_ptr(st, op->bounce), OFI_STAGE_BUF, st->rx_desc,
+    ssize_t rc = fi_recv(s->ep, ofi_am_rx_ptr(st, op->bounce), OFI_AM_BUF, st->rx_desc,
                          FI_ADDR_UNSPEC, op);
     if (rc == -FI_EAGAIN) {
         ofi_am_push(&st->retry, op);   /* posted again at the next pass */
         return 0;
     }
     if (rc != 0) {
-        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: posting receive buffer %d failed: %s",
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: posting receive buffer %d failed: %s",
                       op->bounce, fi_strerror((int)-rc));
         return GSHMEM_ERR_TRANSPORT;
     }
@@ -35,19 +35,19 @@ int ofi_am_post_recv(ofi_state_t *s, ofi_op_t *op)
 /* Send buffer op (holding a REPLY of len bytes) back to PE pe. */
 static void ofi_am_send_reply(ofi_state_t *s, ofi_op_t *op, int pe, size_t len)
 {
-    ofi_stage_t *st = s->stage;
+    ofi_am_t *st = s->am;
     memset(&op->ctx, 0, sizeof op->ctx);
     op->kind = OFI_OP_AM_REPLY;
     op->pe = pe;
     op->len = len;
-    ssize_t rc = fi_send(s->ep, ofi_stage_rx_ptr(st, op->bounce), len, st->rx_desc,
+    ssize_t rc = fi_send(s->ep, ofi_am_rx_ptr(st, op->bounce), len, st->rx_desc,
                          s->peers[pe].addr, op);
     if (rc == -FI_EAGAIN) {
         ofi_am_push(&st->retry, op);
         return;
     }
     if (rc != 0) {
-        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: sending a %zu-byte reply to PE %d failed: %s "
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: sending a %zu-byte reply to PE %d failed: %s "
                       "(PE %d will wait for it)", len, pe, fi_strerror((int)-rc), pe);
         ofi_am_post_recv(s, op);
     }
@@ -57,11 +57,11 @@ static void ofi_am_send_reply(ofi_state_t *s, ofi_op_t *op, int pe, size_t len)
 static int ofi_am_check(ofi_state_t *s, const ofi_am_hdr_t *h, const char *what)
 {
     if (h->off > s->heap->size || h->len > s->heap->size - h->off ||
-        h->len > s->stage->chunk) {
-        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: %s from PE %d: [offset %llu, +%llu) outside "
+        h->len > s->am->chunk) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: %s from PE %d: [offset %llu, +%llu) outside "
                       "the %zu-byte heap or over %zu bytes; not applied", what, h->src_pe,
                       (unsigned long long)h->off, (unsigned long long)h->len, s->heap->size,
-                      s->stage->chunk);
+                      s->am->chunk);
         return GSHMEM_ERR_OUT_OF_HEAP;
     }
     return 0;
@@ -71,7 +71,7 @@ static int ofi_am_check_amo(ofi_state_t *s, const ofi_am_hdr_t *h)
 {
     if (h->amo_op > GSHMEMI_AMO_CSWAP || h->dtype > GSHMEMI_DT_UINT64 ||
         h->len != gshmemi_dtype_size((gshmemi_dtype_t)h->dtype) || h->off % h->len != 0) {
-        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: AMO from PE %d: op %u type %u size %llu at "
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: AMO from PE %d: op %u type %u size %llu at "
                       "offset %llu is invalid or misaligned; not applied", h->src_pe,
                       h->amo_op, h->dtype, (unsigned long long)h->len,
                       (unsigned long long)h->off);
@@ -82,13 +82,13 @@ static int ofi_am_check_amo(ofi_state_t *s, const ofi_am_hdr_t *h)
 
 static void ofi_am_apply_amo(ofi_state_t *s, ofi_op_t *op, ofi_am_hdr_t *h)
 {
-    ofi_stage_t *st = s->stage;
+    ofi_am_t *st = s->am;
     int src = h->src_pe;
     int fetch = h->amo_op != GSHMEMI_AMO_SET && h->amo_op != GSHMEMI_AMO_ADD;
     int rc = ofi_am_check_amo(s, h);
     uint64_t old = 0;
     if (rc == 0 && !h->req && fetch) {
-        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: fetching AMO op %u from PE %d without a "
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: fetching AMO op %u from PE %d without a "
                       "reply; not applied", h->amo_op, src);
         rc = GSHMEM_ERR_INVALID_ARG;
     }
@@ -116,9 +116,9 @@ static void ofi_am_apply_amo(ofi_state_t *s, ofi_op_t *op, ofi_am_hdr_t *h)
 /* Apply one request that is next in its source's order. */
 static void ofi_am_apply(ofi_state_t *s, ofi_op_t *op)
 {
-    ofi_stage_t *st = s->stage;
-    ofi_am_hdr_t *h = (ofi_am_hdr_t *)ofi_stage_rx_ptr(st, op->bounce);
-    char *payload = (char *)h + OFI_STAGE_HDR;
+    ofi_am_t *st = s->am;
+    ofi_am_hdr_t *h = (ofi_am_hdr_t *)ofi_am_rx_ptr(st, op->bounce);
+    char *payload = (char *)h + OFI_AM_HDR;
     int src = h->src_pe, rc;
 
     st->applied[src]++;
@@ -142,7 +142,7 @@ static void ofi_am_apply(ofi_state_t *s, ofi_op_t *op)
         if (rc != 0)
             h->len = 0;
         h->src_pe = s->my_pe;
-        ofi_am_send_reply(s, op, src, OFI_STAGE_HDR + h->len);
+        ofi_am_send_reply(s, op, src, OFI_AM_HDR + h->len);
         return;
     default:
         ofi_am_apply_amo(s, op, h);
@@ -151,10 +151,10 @@ static void ofi_am_apply(ofi_state_t *s, ofi_op_t *op)
 }
 
 /* The stashed request of src that is next in order, removed; or NULL. */
-static ofi_op_t *ofi_am_stash_take(ofi_stage_t *st, int src)
+static ofi_op_t *ofi_am_stash_take(ofi_am_t *st, int src)
 {
     for (ofi_op_t **pp = &st->stash[src]; *pp; pp = &(*pp)->next_free) {
-        const ofi_am_hdr_t *h = (const ofi_am_hdr_t *)ofi_stage_rx_ptr(st, (*pp)->bounce);
+        const ofi_am_hdr_t *h = (const ofi_am_hdr_t *)ofi_am_rx_ptr(st, (*pp)->bounce);
         if (h->seq == st->applied[src]) {
             ofi_op_t *op = *pp;
             *pp = op->next_free;
@@ -167,20 +167,20 @@ static ofi_op_t *ofi_am_stash_take(ofi_stage_t *st, int src)
 /* The answer to one of this PE's GET or AMO requests. */
 static void ofi_am_on_reply(ofi_state_t *s, ofi_am_hdr_t *h)
 {
-    ofi_stage_t *st = s->stage;
+    ofi_am_t *st = s->am;
     if (h->req == 0 || h->req > OFI_ARENA_OPS) {
-        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: reply from PE %d names unknown request %llu",
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: reply from PE %d names unknown request %llu",
                       h->src_pe, (unsigned long long)h->req);
         return;
     }
     ofi_op_t *op = &s->arena[h->req - 1];
     int rc = h->status;
     if (rc == 0 && op->copy_out) {
-        const void *from = op->kind == OFI_OP_GET ? (const void *)((char *)h + OFI_STAGE_HDR)
+        const void *from = op->kind == OFI_OP_GET ? (const void *)((char *)h + OFI_AM_HDR)
                                                   : (const void *)&h->operand;
         size_t n = op->kind == OFI_OP_GET ? h->len : op->copy_len;
         if (op->kind == OFI_OP_GET && n != op->copy_len) {
-            GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: get reply from PE %d has %zu bytes, "
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: get reply from PE %d has %zu bytes, "
                           "%zu asked", h->src_pe, n, op->copy_len);
             rc = GSHMEM_ERR_TRANSPORT;
         } else {
@@ -194,11 +194,11 @@ static void ofi_am_on_reply(ofi_state_t *s, ofi_am_hdr_t *h)
 /* A message arrived in receive buffer op. */
 static void ofi_am_on_message(ofi_state_t *s, ofi_op_t *op)
 {
-    ofi_stage_t *st = s->stage;
-    ofi_am_hdr_t *h = (ofi_am_hdr_t *)ofi_stage_rx_ptr(st, op->bounce);
+    ofi_am_t *st = s->am;
+    ofi_am_hdr_t *h = (ofi_am_hdr_t *)ofi_am_rx_ptr(st, op->bounce);
     int src = h->src_pe;
     if (src < 0 || src >= s->n_pes || h->type < OFI_AM_PUT || h->type > OFI_AM_ACK) {
-        GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: dropping a message of type %u from PE %d "
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: dropping a message of type %u from PE %d "
                       "(%d PEs)", h->type, src, s->n_pes);
         ofi_am_post_recv(s, op);
         return;
@@ -228,9 +228,9 @@ static void ofi_am_on_message(ofi_state_t *s, ofi_op_t *op)
         ofi_am_apply(s, op);
 }
 
-void ofi_stage_event(ofi_state_t *s, ofi_op_t *op, int err)
+void ofi_am_event(ofi_state_t *s, ofi_op_t *op, int err)
 {
-    ofi_stage_t *st = s->stage;
+    ofi_am_t *st = s->am;
     switch (op->kind) {
     case OFI_OP_AM_SEND: {
         ofi_sync_t *sync = op->sync;
@@ -254,7 +254,7 @@ void ofi_stage_event(ofi_state_t *s, ofi_op_t *op, int err)
 /* ACK every source owed one (the applies are visible by now). */
 static void ofi_am_send_acks(ofi_state_t *s)
 {
-    ofi_stage_t *st = s->stage;
+    ofi_am_t *st = s->am;
     st->ack_due = 0;
     for (int src = 0; src < s->n_pes; src++) {
         if (st->applied[src] == st->acked_out[src] && st->src_err[src] == 0)
@@ -268,7 +268,7 @@ static void ofi_am_send_acks(ofi_state_t *s)
         } else if (rc == -FI_EAGAIN) {
             st->ack_due = 1;
         } else {
-            GSHMEMI_ERROR(OFI_SUBSYS, "ofi staging: acknowledging PE %d failed: %s (its quiet "
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: acknowledging PE %d failed: %s (its quiet "
                           "will wait)", src, fi_strerror((int)-rc));
         }
     }
@@ -278,7 +278,7 @@ static void ofi_am_send_acks(ofi_state_t *s)
  * retry what met -FI_EAGAIN. */
 static int ofi_am_flush(ofi_state_t *s)
 {
-    ofi_stage_t *st = s->stage;
+    ofi_am_t *st = s->am;
     int rc = 0;
     if (st->dirty) {
         st->dirty = 0;
@@ -311,9 +311,9 @@ static int ofi_am_flush(ofi_state_t *s)
 
 #define OFI_AM_HOT_PASSES 4096   /* idle passes polled without sleeping */
 
-int ofi_stage_hot(ofi_state_t *s, int *hot_p)
+int ofi_am_hot(ofi_state_t *s, int *hot_p)
 {
-    ofi_stage_t *st = s->stage;
+    ofi_am_t *st = s->am;
     if (__atomic_load_n(&st->activity, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&st->activity, 0, __ATOMIC_RELEASE);
         *hot_p = OFI_AM_HOT_PASSES;
@@ -328,9 +328,9 @@ int ofi_stage_hot(ofi_state_t *s, int *hot_p)
     return 0;
 }
 
-int ofi_stage_progress(ofi_state_t *s)
+int ofi_am_progress(ofi_state_t *s)
 {
-    ofi_stage_t *st = s->stage;
+    ofi_am_t *st = s->am;
     int prev;
     if (pthread_mutex_trylock(&st->lock) != 0)
         return 0;   /* another thread is reading the CQ: it makes the progress */
