@@ -46,33 +46,42 @@
  *   same guard on a word of the producer's own (e.g. a counter its blocks
  *   add to once they are resident) for producers that are not stages.
  *
- * Parts of this header:
+ * Parts of this header (declarations and contracts; the inline bodies are
+ * in impl/gshmem_dev_stage.h, the host functions in libgshmem):
  * - plain C (any compiler): the types, the policy and order maps and the
- *   guard decision, __host__ __device__ under nvcc, so the same code runs
- *   in kernels and in CPU unit tests;
- * - host functions (nvcc only: they allocate with the CUDA runtime):
- *   gshmem_stage_create / _destroy / _begin / _launch_guard(_on), _pdl_config
- *   (a consumer launch by programmatic dependent launch), _wrap (a
- *   wait-only view of semaphores another component owns);
- * - device functions (nvcc only, impl/gshmem_dev_stage.h):
- *   gshmem_stage_tile, gshmem_stage_post, gshmem_stage_post_pe,
- *   gshmem_stage_wait, gshmem_stage_wait_ahead (one block-wide poll
- *   covering every complete tile ahead of a consumer that reads a row in
- *   order).
+ *   guard decision, inline and __host__ __device__ under nvcc, so the same
+ *   code runs in kernels and in CPU unit tests;
+ * - host functions (libgshmem): gshmem_stage_check, _create / _destroy
+ *   (CUDA builds of the library: they allocate with the CUDA runtime),
+ *   _wrap (a wait-only view of semaphores another component owns), _begin;
+ *   under nvcc also _launch_guard(_on) and _pdl_config (a consumer launch
+ *   by programmatic dependent launch). They return GSHMEM_SUCCESS or a
+ *   negative gshmem_status_t (gshmem_strerror), the cause logged once;
+ * - device functions (nvcc only): gshmem_stage_tile, gshmem_stage_post,
+ *   gshmem_stage_post_pe, gshmem_stage_wait, gshmem_stage_wait_ahead (one
+ *   block-wide poll covering every complete tile ahead of a consumer that
+ *   reads a row in order).
  *
  * Across PEs: with GSHMEM_STAGE_SYMMETRIC the semaphores live in the
  * symmetric heap (gshmem_stage_create is then collective, GSHMEM_HEAP=cuda),
  * and a producer kernel on one PE posts to another PE's semaphores with
  * gshmem_stage_post_pe after writing the tile there (gshmem puts or stores
  * through gshmem_ptr): the post orders those writes before the signal.
+ *
+ * Wait limit: a stage's timeout_ns starts at GSHMEM_TIMEOUT seconds (the
+ * settings table's value, the runtime's own limit for waiting on a peer;
+ * default 60); set the field to change it for one stage.
  */
 #ifndef GSHMEM_STAGE_H
 #define GSHMEM_STAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "gshmem_types.h"
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#endif
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define GSHMEM_STAGE_HD static __host__ __device__ __forceinline__
@@ -124,6 +133,10 @@ enum gshmem_stage_order {
  * keep a producer block off the GPU. */
 #define GSHMEM_STAGE_RELEASE_DEPENDENTS (1u << 2)
 
+/* "No semaphore waited for yet": the start value of the last_sem of
+ * gshmem_stage_wait(s, t, &last_sem). */
+#define GSHMEM_STAGE_NO_SEM 0xffffffffu
+
 /* A stage, passed by value to kernels. Fill it with gshmem_stage_create. */
 typedef struct gshmem_stage {
     gshmem_stage_grid_t grid;
@@ -141,80 +154,25 @@ typedef struct gshmem_stage {
     uint64_t timeout_ns;           /* a wait longer than this reports and traps */
 } gshmem_stage_t;
 
-/* ---- policy maps (host and device) ------------------------------------------ */
+/* ---- policy and order maps (host and device) -------------------------------- */
 
-GSHMEM_STAGE_HD uint32_t gshmem_stage_n_tiles(gshmem_stage_grid_t g)
-{
-    return g.x * g.y;
-}
-
-GSHMEM_STAGE_HD uint32_t gshmem_stage_tile_index(gshmem_stage_grid_t g, gshmem_stage_tile_t t)
-{
-    return t.y * g.x + t.x;
-}
-
+/* Tiles of grid g, and the linear index y * g.x + x of tile t. */
+GSHMEM_STAGE_HD uint32_t gshmem_stage_n_tiles(gshmem_stage_grid_t g);
+GSHMEM_STAGE_HD uint32_t gshmem_stage_tile_index(gshmem_stage_grid_t g, gshmem_stage_tile_t t);
 /* Number of semaphores a policy needs for grid g (0: invalid policy). */
 GSHMEM_STAGE_HD uint32_t gshmem_stage_policy_n_sems(const gshmem_stage_policy_t *p,
-                                                    gshmem_stage_grid_t g)
-{
-    switch (p->kind) {
-    case GSHMEM_STAGE_PER_TILE: return g.x * g.y;
-    case GSHMEM_STAGE_PER_ROW: return g.y;
-    case GSHMEM_STAGE_STRIDED:
-        return (p->stride >= 1 && p->stride <= g.x) ? g.y * p->stride : 0;
-    case GSHMEM_STAGE_USER: return p->n_user_sems;
-    default: return 0;
-    }
-}
-
+                                                    gshmem_stage_grid_t g);
 /* The semaphore tile t posts (and that a waiter on t waits for). */
 GSHMEM_STAGE_HD uint32_t gshmem_stage_policy_sem(const gshmem_stage_policy_t *p,
-                                                 gshmem_stage_grid_t g, gshmem_stage_tile_t t)
-{
-    switch (p->kind) {
-    case GSHMEM_STAGE_PER_ROW: return t.y;
-    case GSHMEM_STAGE_STRIDED: return t.y * p->stride + t.x % p->stride;
-    case GSHMEM_STAGE_USER: return p->user_sem[t.y * g.x + t.x];
-    default: return t.y * g.x + t.x;
-    }
-}
-
+                                                 gshmem_stage_grid_t g, gshmem_stage_tile_t t);
 /* Posts semaphore sem receives per run. */
 GSHMEM_STAGE_HD uint32_t gshmem_stage_policy_expected(const gshmem_stage_policy_t *p,
-                                                      gshmem_stage_grid_t g, uint32_t sem)
-{
-    switch (p->kind) {
-    case GSHMEM_STAGE_PER_ROW: return g.x;
-    case GSHMEM_STAGE_STRIDED: {
-        uint32_t r = sem % p->stride;   /* tiles x = r, r + stride, ... < g.x */
-        return (g.x - r + p->stride - 1) / p->stride;
-    }
-    case GSHMEM_STAGE_USER: return p->user_expected[sem];
-    default: return 1;
-    }
-}
-
+                                                      gshmem_stage_grid_t g, uint32_t sem);
 /* The tile at position pos (0 .. n_tiles - 1) of an order; table: the
  * ORDER_TABLE permutation (linear tiles), unused otherwise. */
 GSHMEM_STAGE_HD gshmem_stage_tile_t gshmem_stage_order_tile(int order, const uint32_t *table,
                                                             gshmem_stage_grid_t g,
-                                                            uint32_t pos)
-{
-    gshmem_stage_tile_t t;
-    uint32_t lin;
-    switch (order) {
-    case GSHMEM_STAGE_COL_MAJOR:
-        t.x = pos / g.y;
-        t.y = pos % g.y;
-        return t;
-    case GSHMEM_STAGE_ORDER_TABLE: lin = table[pos]; break;
-    default: lin = pos; break;
-    }
-    t.x = lin % g.x;
-    t.y = lin / g.x;
-    return t;
-}
-
+                                                            uint32_t pos);
 /* Launch guard decision: 0 when the producer's and the consumer's grids
  * fit on the GPU at the same time (blocks per SM from the occupancy
  * calculator of each kernel alone; their shares of an SM are added, which
@@ -223,95 +181,146 @@ GSHMEM_STAGE_HD gshmem_stage_tile_t gshmem_stage_order_tile(int order, const uin
  * an input is 0 (cannot decide: guard). */
 GSHMEM_STAGE_HD int gshmem_stage_guard_needed(uint32_t prod_blocks, uint32_t prod_per_sm,
                                               uint32_t cons_blocks, uint32_t cons_per_sm,
-                                              uint32_t n_sms)
-{
-    if (prod_per_sm == 0 || cons_per_sm == 0 || n_sms == 0)
-        return 1;
-    /* prod_blocks / (prod_per_sm n) + cons_blocks / (cons_per_sm n) <= 1 */
-    uint64_t lhs = (uint64_t)prod_blocks * cons_per_sm + (uint64_t)cons_blocks * prod_per_sm;
-    uint64_t rhs = (uint64_t)prod_per_sm * cons_per_sm * n_sms;
-    return lhs > rhs;
-}
+                                              uint32_t n_sms);
 
-/* Host-side check of a policy and an order for grid g, with host copies of
- * the USER / ORDER_TABLE tables (may be NULL when not used). Every tile
- * must map to a semaphore below n_sems, every semaphore's expected count
- * must equal the number of tiles mapping to it, a table order must be a
- * permutation. Returns 0, or -1 with the first problem written to err. */
-static inline int gshmem_stage_check(gshmem_stage_grid_t g, const gshmem_stage_policy_t *p,
-                                     int order, const uint32_t *order_table, char *err,
-                                     size_t errlen)
-{
-    uint32_t n = g.x * g.y, ns;
-    if (g.x == 0 || g.y == 0 || (uint64_t)g.x * g.y > 0x7fffffffu) {
-        snprintf(err, errlen, "tile grid %ux%u is empty or too large", g.x, g.y);
-        return -1;
-    }
-    if (p->kind < GSHMEM_STAGE_PER_TILE || p->kind > GSHMEM_STAGE_USER) {
-        snprintf(err, errlen, "unknown policy kind %d", p->kind);
-        return -1;
-    }
-    if (p->kind == GSHMEM_STAGE_STRIDED && (p->stride < 1 || p->stride > g.x)) {
-        snprintf(err, errlen, "strided policy: stride %u not in 1..%u (tiles per row)",
-                 p->stride, g.x);
-        return -1;
-    }
-    if (p->kind == GSHMEM_STAGE_USER &&
-        (p->n_user_sems == 0 || p->user_sem == NULL || p->user_expected == NULL)) {
-        snprintf(err, errlen, "user policy: n_user_sems %u, user_sem %p, user_expected %p "
-                 "(need tables and at least one semaphore)", p->n_user_sems,
-                 (const void *)p->user_sem, (const void *)p->user_expected);
-        return -1;
-    }
-    if (order < GSHMEM_STAGE_ROW_MAJOR || order > GSHMEM_STAGE_ORDER_TABLE ||
-        (order == GSHMEM_STAGE_ORDER_TABLE && order_table == NULL)) {
-        snprintf(err, errlen, "order %d invalid (or ORDER_TABLE without a table)", order);
-        return -1;
-    }
-    ns = gshmem_stage_policy_n_sems(p, g);
-    uint32_t *count = (uint32_t *)calloc((size_t)ns + n, sizeof(uint32_t));
-    if (count == NULL) {
-        snprintf(err, errlen, "out of host memory (%u semaphores)", ns);
-        return -1;
-    }
-    int rc = 0;
-    for (uint32_t i = 0; i < n && rc == 0; i++) {
-        gshmem_stage_tile_t t = {i % g.x, i / g.x};
-        uint32_t s = gshmem_stage_policy_sem(p, g, t);
-        if (s >= ns) {
-            snprintf(err, errlen, "tile (%u,%u) maps to semaphore %u, not below %u", t.x,
-                     t.y, s, ns);
-            rc = -1;
-        } else {
-            count[s]++;
-        }
-    }
-    for (uint32_t s = 0; s < ns && rc == 0; s++) {
-        uint32_t e = gshmem_stage_policy_expected(p, g, s);
-        if (e != count[s]) {
-            snprintf(err, errlen, "semaphore %u expects %u posts per run but %u tiles map "
-                     "to it", s, e, count[s]);
-            rc = -1;
-        }
-    }
-    for (uint32_t pos = 0; pos < n && rc == 0 && order == GSHMEM_STAGE_ORDER_TABLE; pos++) {
-        uint32_t lin = order_table[pos];
-        if (lin >= n || count[ns + lin]++ != 0) {
-            snprintf(err, errlen, "order table: position %u holds tile %u (%s)", pos, lin,
-                     lin >= n ? "out of range" : "repeated");
-            rc = -1;
-        }
-    }
-    free(count);
-    return rc;
-}
+/* ---- host functions (libgshmem) ------------------------------------------------ */
+
+/* Checks a policy and an order for grid g, with host copies of the USER /
+ * ORDER_TABLE tables (may be NULL when not used): every tile must map to a
+ * semaphore below n_sems, every semaphore's expected count must equal the
+ * number of tiles mapping to it, a table order must be a permutation.
+ * Returns GSHMEM_SUCCESS, or GSHMEM_ERR_INVALID_ARG (GSHMEM_ERR_NOMEM: no
+ * host memory for the count) with the first problem written to err (not
+ * logged: the caller decides what it is). */
+int gshmem_stage_check(gshmem_stage_grid_t g, const gshmem_stage_policy_t *p, int order,
+                       const uint32_t *order_table, char *err, size_t errlen);
+
+/* A stage of tiles_x x tiles_y tiles. policy NULL: per tile. USER tables
+ * and order_table are host arrays, checked (gshmem_stage_check) and copied
+ * to the GPU. flags: GSHMEM_STAGE_*. Semaphores and counters start at 0,
+ * the run number at 0 (gshmem_stage_begin before the first run), all of it
+ * on the GPU when create returns (any stream may use the stage). Returns
+ * GSHMEM_SUCCESS; GSHMEM_ERR_INVALID_ARG (the check failed),
+ * GSHMEM_ERR_NOMEM / GSHMEM_ERR_NOT_SUPPORTED (symmetric semaphores: heap
+ * full / not GPU memory), GSHMEM_ERR_CUDA or GSHMEM_ERR_CONFIG (an invalid
+ * GSHMEM_* setting, before gshmem_init), the cause logged and *s zeroed.
+ * CUDA builds of libgshmem only. */
+int gshmem_stage_create(gshmem_stage_t *s, uint32_t tiles_x, uint32_t tiles_y,
+                        const gshmem_stage_policy_t *policy, int order,
+                        const uint32_t *order_table, uint32_t flags);
+
+/* Frees what gshmem_stage_create allocated (collective for a symmetric
+ * stage: gshmem_free) and zeroes *s. Safe on a zeroed stage. CUDA builds. */
+void gshmem_stage_destroy(gshmem_stage_t *s);
+
+/* A wait-only stage over semaphores that exist already, e.g. another
+ * component's per-tile signals that hold the run number (expected 1 per
+ * run, as a semaphore SET to the run number by its producer), in device
+ * memory or the symmetric heap (GSHMEM_STAGE_SYMMETRIC: system-scope
+ * loads). Built-in policies only (policy NULL: per tile), no tile counter:
+ * nothing is allocated and gshmem_stage_destroy must not be called. Set
+ * s->epoch to the run to wait for. Returns GSHMEM_SUCCESS, or
+ * GSHMEM_ERR_INVALID_ARG / GSHMEM_ERR_CONFIG with the cause logged. */
+int gshmem_stage_wrap(gshmem_stage_t *s, uint64_t *sems, uint32_t tiles_x, uint32_t tiles_y,
+                      const gshmem_stage_policy_t *policy, uint32_t flags);
+
+/* Starts the next run: returns its number (1, 2, ...). Pass the stage to
+ * this run's kernels after the call (kernels take it by value). */
+uint64_t gshmem_stage_begin(gshmem_stage_t *s);
+
+#if defined(__CUDACC__)
+/* Enqueues on stream (the consumer's, just before the consumer) a
+ * one-thread kernel that waits until the current run of producer stage
+ * prod started its first tile. Returns GSHMEM_SUCCESS,
+ * GSHMEM_ERR_INVALID_ARG for a stage without a start word (zeroed,
+ * destroyed, or a gshmem_stage_wrap view) or GSHMEM_ERR_CUDA for a failed
+ * launch, the cause logged. */
+int gshmem_stage_launch_guard(const gshmem_stage_t *prod, cudaStream_t stream);
+
+/* The guard of gshmem_stage_launch_guard on a condition of the producer's
+ * own: a one-thread kernel on stream that waits until the 64-bit unsigned
+ * word *word (GPU memory, or memory the GPU maps) holds at least value,
+ * e.g. a completion counter its blocks add to (the word must only count
+ * up). A wait longer than timeout_ns (a stage's timeout_ns) prints the
+ * word's value and value, then traps. Returns as gshmem_stage_launch_guard
+ * (GSHMEM_ERR_INVALID_ARG for a NULL word).
+ * Launch the kernel that moves the word first, or have it loaded (launched
+ * once before, or cudaFuncGetAttributes): CUDA's lazy loading loads a
+ * kernel at its first launch, and that load may wait for running kernels,
+ * the guard included, which then waits out its timeout. */
+int gshmem_stage_launch_guard_on(const uint64_t *word, uint64_t value, uint64_t timeout_ns,
+                                 cudaStream_t stream);
+
+/* Fills cfg (and its one attribute, attr) for cudaLaunchKernelEx: a launch
+ * on stream that may start before the previous kernel of the stream
+ * completes (programmatic dependent launch, sm_90), once every block of
+ * that kernel started (its stage has GSHMEM_STAGE_RELEASE_DEPENDENTS). */
+void gshmem_stage_pdl_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, dim3 grid,
+                             dim3 block, size_t smem, cudaStream_t stream);
+#endif /* __CUDACC__ */
 
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
+/* ---- device functions (nvcc) ----------------------------------------------------
+ * Every one is called by all threads of a block, with the same arguments,
+ * at a point every thread reaches.
+ * - gshmem_stage_tile(s): this block's tile. With GSHMEM_STAGE_COUNTER the
+ *   block's first thread takes the next position from the stage's counter,
+ *   so a run must launch exactly grid.x * grid.y blocks that call it once
+ *   each (a position outside the run reports and traps). The block at
+ *   position 0 marks the run as started (the launch guard waits for it).
+ * - gshmem_stage_post(s, t): block barrier (every thread's stores of tile
+ *   t issued), then one thread: release fence and add 1 to t's semaphore.
+ *   gshmem_stage_post_pe(s, t, pe): the same on PE pe's semaphore of a
+ *   GSHMEM_STAGE_SYMMETRIC stage, after gshmem_fence (so puts to pe and
+ *   stores through gshmem_ptr issued before are delivered first); on a
+ *   stage that is not symmetric it reports and traps.
+ * - gshmem_stage_wait(s, t): one thread spins with acquire loads until t's
+ *   semaphore holds epoch * expected, then a block barrier; afterwards every
+ *   thread sees what the producers wrote before posting. Returns the
+ *   semaphore. The form with last_sem skips the wait (and its barrier) when
+ *   t maps to the semaphore waited for last (start with
+ *   GSHMEM_STAGE_NO_SEM).
+ * - gshmem_stage_wait_ahead(s, t, n): for a consumer that reads producer
+ *   tiles t, t + 1, ... t + n - 1 of one row in that order: waits for t
+ *   like gshmem_stage_wait, then polls the other n - 1 in parallel (one
+ *   acquire load per thread) and returns how many consecutive tiles from t
+ *   on are complete (1 .. n). The caller reads them without further waits
+ *   and calls again at the first tile past them.
+ * - A wait longer than s.timeout_ns prints the tile, the semaphore and its
+ *   value and traps: a missing producer never hangs the GPU silently.
+ * - User policies in C++: any type P with
+ *     uint32_t sem(gshmem_stage_grid_t, gshmem_stage_tile_t) const;
+ *     uint32_t expected(gshmem_stage_grid_t, uint32_t sem) const;
+ *   given to gshmem_stage_post / gshmem_stage_wait instead of the stage's
+ *   own policy (the stage must then hold at least as many semaphores). */
 #if defined(__CUDACC__)
+/* inline: bodies in impl/gshmem_dev_stage.h (the attribute must be on the
+ * first declaration of a template) */
+#define GSHMEM_STAGE_DEV __device__ __forceinline__
+
+GSHMEM_STAGE_DEV gshmem_stage_tile_t gshmem_stage_tile(const gshmem_stage_t &s);
+GSHMEM_STAGE_DEV void gshmem_stage_post(const gshmem_stage_t &s, gshmem_stage_tile_t t);
+template <class P>
+GSHMEM_STAGE_DEV void gshmem_stage_post(const gshmem_stage_t &s, const P &p,
+                                        gshmem_stage_tile_t t);
+GSHMEM_STAGE_DEV void gshmem_stage_post_pe(const gshmem_stage_t &s, gshmem_stage_tile_t t,
+                                           int pe);
+template <class P>
+GSHMEM_STAGE_DEV void gshmem_stage_post_pe(const gshmem_stage_t &s, const P &p,
+                                           gshmem_stage_tile_t t, int pe);
+GSHMEM_STAGE_DEV uint32_t gshmem_stage_wait(const gshmem_stage_t &s, gshmem_stage_tile_t t);
+template <class P>
+GSHMEM_STAGE_DEV uint32_t gshmem_stage_wait(const gshmem_stage_t &s, const P &p,
+                                            gshmem_stage_tile_t t);
+GSHMEM_STAGE_DEV void gshmem_stage_wait(const gshmem_stage_t &s, gshmem_stage_tile_t t,
+                                        uint32_t *last_sem);
+GSHMEM_STAGE_DEV uint32_t gshmem_stage_wait_ahead(const gshmem_stage_t &s,
+                                                  gshmem_stage_tile_t t, uint32_t n);
+#endif /* __CUDACC__ */
+
 #include "gshmem/impl/gshmem_dev_stage.h"
-#endif
 
 #endif /* GSHMEM_STAGE_H */

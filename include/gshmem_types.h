@@ -29,7 +29,8 @@ typedef enum gshmem_status {
     GSHMEM_ERR_NO_DEVICE = -13,    /* no GPU, or no CUDA support built in */
     GSHMEM_ERR_SYSTEM = -14,       /* an OS call failed (errno logged) */
     GSHMEM_ERR_INTERNAL = -15,
-    GSHMEM_ERR_ALREADY = -16       /* already initialized / registered */
+    GSHMEM_ERR_ALREADY = -16,      /* already initialized / registered */
+    GSHMEM_ERR_CUDA = -17          /* a CUDA runtime call failed (its error logged) */
 } gshmem_status_t;
 
 /* Comparison operators of wait_until / test (OpenSHMEM 1.5 values). */

@@ -68,6 +68,17 @@
         }                                                                                \
     } while (0)
 
+/* A gshmem call that returns a status (the library logged the cause). */
+#define GCK(call)                                                                        \
+    do {                                                                                 \
+        int rc_ = (call);                                                                \
+        if (rc_ != GSHMEM_SUCCESS) {                                                     \
+            fprintf(stderr, "gshmem-stage-dlrm: PE %d: %s:%d: %s: %s\n", gshmem_my_pe(), \
+                    __FILE__, __LINE__, #call, gshmem_strerror(rc_));                    \
+            gshmem_global_exit(1);                                                       \
+        }                                                                                \
+    } while (0)
+
 #define TT 32      /* tables per interaction tile side */
 #define KC 64      /* dim chunk in shared memory */
 #define KP 68      /* row pitch in shared memory: rows 16-byte aligned (cp.async) */
@@ -330,7 +341,7 @@ static void launch_per_slice(run_t *r, split_t sp)
         const dlrm_item_t it = dlrm_item_decode(&f->a.p, f->a.sched, f->a.order, 0);
         const uint64_t per_run = (uint64_t)dlrm_slice_items(&f->a.p, it.g);
         const unsigned long long *cnt = f->a.cnt + (int64_t)it.q * f->a.p.G + it.g;
-        DCK(gshmem_stage_launch_guard_on((const uint64_t *)cnt, (e - 1) * per_run + 1,
+        GCK(gshmem_stage_launch_guard_on((const uint64_t *)cnt, (e - 1) * per_run + 1,
                                          r->is.timeout_ns, r->s2));
     }
     interact_kernel<<<n, IBLK, 0, r->s2>>>(r->ia, r->is, sig, 1);
@@ -589,15 +600,13 @@ static void one_case(long tpp, long batch, const opts_t *o, FILE *csv)
     {
         const std::vector<uint32_t> ord = arrival_order(&r, c.sched);
         const uint32_t nx = (uint32_t)(r.ia.subs * r.ia.pairs);
-        if (gshmem_stage_create(&r.ib, nx, (uint32_t)p->G, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL,
-                                GSHMEM_STAGE_COUNTER) != 0 ||
-            gshmem_stage_create(&r.is, nx, (uint32_t)p->G, NULL, GSHMEM_STAGE_ORDER_TABLE,
-                                ord.data(), GSHMEM_STAGE_COUNTER) != 0)
-            gshmem_global_exit(1);
+        GCK(gshmem_stage_create(&r.ib, nx, (uint32_t)p->G, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL,
+                                GSHMEM_STAGE_COUNTER));
+        GCK(gshmem_stage_create(&r.is, nx, (uint32_t)p->G, NULL, GSHMEM_STAGE_ORDER_TABLE,
+                                ord.data(), GSHMEM_STAGE_COUNTER));
         for (int k = 0; k < 2; k++)
-            if (gshmem_stage_wrap(&r.sig[k], r.f[k].sig, (uint32_t)p->G, (uint32_t)P, NULL,
-                                  GSHMEM_STAGE_SYMMETRIC) != 0)
-                gshmem_global_exit(1);
+            GCK(gshmem_stage_wrap(&r.sig[k], r.f[k].sig, (uint32_t)p->G, (uint32_t)P, NULL,
+                                  GSHMEM_STAGE_SYMMETRIC));
     }
 
     /* per_slice candidates (-O, -k narrow them): cache preference x work

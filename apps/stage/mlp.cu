@@ -57,6 +57,17 @@
         }                                                                                 \
     } while (0)
 
+/* A gshmem call that returns a status (the library logged the cause). */
+#define SCK(call)                                                                         \
+    do {                                                                                  \
+        int rc_ = (call);                                                                 \
+        if (rc_ != GSHMEM_SUCCESS) {                                                      \
+            fprintf(stderr, "gshmem-stage-mlp: %s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                    gshmem_strerror(rc_));                                                \
+            exit(2);                                                                      \
+        }                                                                                 \
+    } while (0)
+
 enum launch_kind { L_STREAM, L_PDL_BOUNDARY, L_SERIAL_COUNTER, L_SERIAL_POST, L_SERIAL_STAGE,
                    L_PDL_STAGE, L_GUARD };
 static const char *const policy_names[] = {"tile", "row", "strided", "user"};
@@ -312,7 +323,7 @@ struct mlp_cfg {
             stage_gemm_kernel<C, true, SYNC_PRODUCER>
                 <<<n1, C::THREADS, C::SMEM, p->s1>>>(a1(p), *ps, z);
             if (guard)
-                CK(gshmem_stage_launch_guard(ps, p->s2));
+                SCK(gshmem_stage_launch_guard(ps, p->s2));
             stage_gemm_kernel<C, false, SYNC_CONSUMER>
                 <<<n2, C::THREADS, C::SMEM, p->s2>>>(a2(p), *cs, *ps);
             CK(cudaEventRecord(e1, p->s2));
@@ -463,10 +474,10 @@ static void run_all(prob_t *p, const opts_t *o, const char *cfg)
             uint32_t fl = GSHMEM_STAGE_COUNTER |
                           (kinds[i] == L_PDL_STAGE ? GSHMEM_STAGE_RELEASE_DEPENDENTS : 0);
             if (gshmem_stage_create(&ps[i], p->N1 / C::BN, mt, &pol, GSHMEM_STAGE_ROW_MAJOR,
-                                    NULL, fl) != 0 ||
+                                    NULL, fl) != GSHMEM_SUCCESS ||
                 gshmem_stage_create(&cs[i], p->N2 / C::BN, mt, NULL, GSHMEM_STAGE_ROW_MAJOR,
-                                    NULL, GSHMEM_STAGE_COUNTER) != 0)
-                exit(1);
+                                    NULL, GSHMEM_STAGE_COUNTER) != GSHMEM_SUCCESS)
+                exit(1);   /* the library logged why */
             ps[i].timeout_ns = 5000000000ull;   /* a lost post fails the run in 5 s */
         }
         poison_outputs(p);

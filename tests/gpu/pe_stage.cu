@@ -42,6 +42,14 @@
 #include "pe_dev.h"
 #include "gshmem_stage.h"
 
+/* A stage call that must succeed: its status and sentence (the library
+ * logged the cause). */
+#define ST(call)                                                                     \
+    do {                                                                             \
+        int rc_ = (call);                                                            \
+        PE_CHECK(rc_ == GSHMEM_SUCCESS, "%s: %s (%d)", #call, gshmem_strerror(rc_), rc_); \
+    } while (0)
+
 #define PX 12      /* producer tiles per row */
 #define PY 8       /* rows (producer and consumer) */
 #define CX 6       /* consumer tiles per row */
@@ -232,11 +240,10 @@ static void run_local(const char *pol, const char *mode, int runs, int sym, int 
     gshmem_stage_t ps, cs;
     uint32_t pflags = GSHMEM_STAGE_COUNTER | (sym ? GSHMEM_STAGE_SYMMETRIC : 0) |
                       (pdl ? GSHMEM_STAGE_RELEASE_DEPENDENTS : 0);
-    PE_CHECK(gshmem_stage_create(&ps, PX, PY, &p, pdl ? GSHMEM_STAGE_ROW_MAJOR
-                                 : GSHMEM_STAGE_ORDER_TABLE, tb.order, pflags) == 0,
-             "producer stage");
-    PE_CHECK(gshmem_stage_create(&cs, CX, PY, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL,
-                                 GSHMEM_STAGE_COUNTER) == 0, "consumer stage");
+    ST(gshmem_stage_create(&ps, PX, PY, &p, pdl ? GSHMEM_STAGE_ROW_MAJOR
+                           : GSHMEM_STAGE_ORDER_TABLE, tb.order, pflags));
+    ST(gshmem_stage_create(&cs, CX, PY, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL,
+                           GSHMEM_STAGE_COUNTER));
     size_t bytes = (size_t)PX * PY * TILE * sizeof(float);
     float *data = NULL;
     if (sym)
@@ -288,10 +295,10 @@ static void run_local(const char *pol, const char *mode, int runs, int sym, int 
         } else {
             k_produce<<<PX * PY, NT, 0, s1>>>(ps, data, NULL, -1, b.ptaken);
             if (guard_on)   /* the counter: run e takes [(e - 1) n, e n) */
-                CU(gshmem_stage_launch_guard_on(ps.ctl, (ps.epoch - 1) * PX * PY + 1,
+                ST(gshmem_stage_launch_guard_on(ps.ctl, (ps.epoch - 1) * PX * PY + 1,
                                                 ps.timeout_ns, s2));
             else
-                CU(gshmem_stage_launch_guard(&ps, s2));
+                ST(gshmem_stage_launch_guard(&ps, s2));
             k_consume<<<CX * PY, NT, 0, s2>>>(cs, ps, data, nowait, ahead, b.ctaken, b.viol, b.out);
         }
         CU(cudaEventRecord(done, s2));
@@ -324,11 +331,10 @@ static void run_remote(const char *pol, int runs, int ahead)
     gshmem_stage_policy_t p = make_policy(pol, &tb);
     shuffle_order(&tb);
     gshmem_stage_t ps, cs;
-    PE_CHECK(gshmem_stage_create(&ps, PX, PY, &p, GSHMEM_STAGE_ORDER_TABLE, tb.order,
-                                 GSHMEM_STAGE_COUNTER | GSHMEM_STAGE_SYMMETRIC) == 0,
-             "producer stage");
-    PE_CHECK(gshmem_stage_create(&cs, CX, PY, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL,
-                                 GSHMEM_STAGE_COUNTER) == 0, "consumer stage");
+    ST(gshmem_stage_create(&ps, PX, PY, &p, GSHMEM_STAGE_ORDER_TABLE, tb.order,
+                           GSHMEM_STAGE_COUNTER | GSHMEM_STAGE_SYMMETRIC));
+    ST(gshmem_stage_create(&cs, CX, PY, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL,
+                           GSHMEM_STAGE_COUNTER));
     size_t bytes = (size_t)PX * PY * TILE * sizeof(float);
     float *data = (float *)pe_dev_sym(bytes), *src = (float *)pe_dev_sym(bytes);
     bufs_t b = bufs_new();
@@ -366,8 +372,8 @@ static void run_remote(const char *pol, int runs, int ahead)
 static void run_timeout(void)
 {
     gshmem_stage_t ps, cs;
-    PE_CHECK(gshmem_stage_create(&ps, PX, PY, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL, 0) == 0, "ps");
-    PE_CHECK(gshmem_stage_create(&cs, CX, PY, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL, 0) == 0, "cs");
+    ST(gshmem_stage_create(&ps, PX, PY, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL, 0));
+    ST(gshmem_stage_create(&cs, CX, PY, NULL, GSHMEM_STAGE_ROW_MAJOR, NULL, 0));
     ps.timeout_ns = 500000000ull;
     gshmem_stage_begin(&ps);
     gshmem_stage_begin(&cs);
@@ -424,7 +430,7 @@ static void run_guard_on(void)
         CU(cudaMemset(seen, 0, sizeof h));
         CU(cudaDeviceSynchronize());   /* on the legacy stream: s1 and s2 do not wait for it */
         if (guarded)
-            CU(gshmem_stage_launch_guard_on((const uint64_t *)word, GW_TARGET, 10000000000ull,
+            ST(gshmem_stage_launch_guard_on((const uint64_t *)word, GW_TARGET, 10000000000ull,
                                             s2));
         k_peek<<<1, 1, 0, s2>>>(word, seen);
         k_bump<<<1, 1, 0, s1>>>(word, 50000000ull);   /* 50 ms before the first bump */
@@ -441,9 +447,9 @@ static void run_guard_on(void)
     }
     gshmem_stage_t zero;
     memset(&zero, 0, sizeof zero);
-    PE_CHECK(gshmem_stage_launch_guard_on(NULL, 1, 1000, s2) == cudaErrorInvalidValue,
+    PE_CHECK(gshmem_stage_launch_guard_on(NULL, 1, 1000, s2) == GSHMEM_ERR_INVALID_ARG,
              "a NULL word was not refused");
-    PE_CHECK(gshmem_stage_launch_guard(&zero, s2) == cudaErrorInvalidValue,
+    PE_CHECK(gshmem_stage_launch_guard(&zero, s2) == GSHMEM_ERR_INVALID_ARG,
              "a stage without a start word was not refused");
     CU_SYNC();   /* nothing launched, nothing left behind */
     CU(cudaStreamDestroy(s1));
@@ -457,7 +463,7 @@ static void run_guard_on_timeout(void)
     uint64_t *word = NULL;
     CU(cudaMalloc((void **)&word, sizeof *word));
     CU(cudaMemset(word, 0, sizeof *word));
-    CU(gshmem_stage_launch_guard_on(word, 1, 500000000ull, 0));
+    ST(gshmem_stage_launch_guard_on(word, 1, 500000000ull, 0));
     cudaError_t e = cudaDeviceSynchronize();
     printf("pe_stage: guard_on_timeout: the guard ended with %s\n", cudaGetErrorName(e));
     fflush(stdout);

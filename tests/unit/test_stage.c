@@ -1,7 +1,9 @@
 /* test_stage.c: the plain-C part of include/gshmem_stage.h on the CPU: the
  * policy maps (tile -> semaphore, expected posts per semaphore), the tile
- * orders, the table checks and the launch-guard decision. The same inline
- * functions run in kernels (they are __host__ __device__ under nvcc). */
+ * orders, the table checks and the launch-guard decision (the same inline
+ * functions run in kernels: they are __host__ __device__ under nvcc), and
+ * the host calls that need no GPU: wait-only views, runs, the wait limit
+ * from the settings table, their status codes. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,8 +55,8 @@ static void assert_consistent(const gshmem_stage_policy_t *p, gshmem_stage_grid_
                      count[s]);
     free(count);
     char err[256] = "";
-    cr_assert_eq(gshmem_stage_check(g, p, GSHMEM_STAGE_ROW_MAJOR, NULL, err, sizeof err), 0,
-                 "check: %s", err);
+    cr_assert_eq(gshmem_stage_check(g, p, GSHMEM_STAGE_ROW_MAJOR, NULL, err, sizeof err),
+                 GSHMEM_SUCCESS, "check: %s", err);
 }
 
 Test(stage, per_tile_map)
@@ -107,10 +109,12 @@ Test(stage, strided_rejects_bad_stride)
     char err[256] = "";
     gshmem_stage_policy_t p = policy(GSHMEM_STAGE_STRIDED, 0);
     cr_assert_eq(gshmem_stage_policy_n_sems(&p, grid(8, 2)), 0);
-    cr_assert_eq(gshmem_stage_check(grid(8, 2), &p, 0, NULL, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(grid(8, 2), &p, 0, NULL, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "stride 0 not in 1..8") != NULL, "message: %s", err);
     p.stride = 9;
-    cr_assert_eq(gshmem_stage_check(grid(8, 2), &p, 0, NULL, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(grid(8, 2), &p, 0, NULL, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "stride 9") != NULL, "message: %s", err);
 }
 
@@ -135,16 +139,19 @@ Test(stage, user_tables)
 
     char err[256] = "";
     expected[1] = 3;
-    cr_assert_eq(gshmem_stage_check(grid(X, Y), &p, 0, NULL, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(grid(X, Y), &p, 0, NULL, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "semaphore 1 expects 3 posts per run but 4 tiles") != NULL,
               "message: %s", err);
     expected[1] = G;
     sem[5] = 99;
-    cr_assert_eq(gshmem_stage_check(grid(X, Y), &p, 0, NULL, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(grid(X, Y), &p, 0, NULL, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "tile (5,0) maps to semaphore 99, not below 9") != NULL,
               "message: %s", err);
     p.user_sem = NULL;
-    cr_assert_eq(gshmem_stage_check(grid(X, Y), &p, 0, NULL, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(grid(X, Y), &p, 0, NULL, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "user policy") != NULL, "message: %s", err);
 }
 
@@ -152,17 +159,20 @@ Test(stage, check_rejects_bad_grid_kind_order)
 {
     char err[256] = "";
     gshmem_stage_policy_t p = policy(GSHMEM_STAGE_PER_TILE, 0);
-    cr_assert_eq(gshmem_stage_check(grid(0, 4), &p, 0, NULL, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(grid(0, 4), &p, 0, NULL, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "tile grid 0x4") != NULL, "message: %s", err);
     p.kind = 7;
-    cr_assert_eq(gshmem_stage_check(grid(2, 2), &p, 0, NULL, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(grid(2, 2), &p, 0, NULL, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "unknown policy kind 7") != NULL, "message: %s", err);
     cr_assert_eq(gshmem_stage_policy_n_sems(&p, grid(2, 2)), 0);
     p.kind = GSHMEM_STAGE_PER_ROW;
     cr_assert_eq(gshmem_stage_check(grid(2, 2), &p, GSHMEM_STAGE_ORDER_TABLE, NULL, err,
-                                    sizeof err), -1);
+                                    sizeof err), GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "ORDER_TABLE without a table") != NULL, "message: %s", err);
-    cr_assert_eq(gshmem_stage_check(grid(2, 2), &p, 3, NULL, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(grid(2, 2), &p, 3, NULL, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
 }
 
 /* Each order visits every tile exactly once; spot values. */
@@ -203,13 +213,15 @@ Test(stage, orders)
     assert_permutation(GSHMEM_STAGE_ORDER_TABLE, table, g);
     char err[256] = "";
     gshmem_stage_policy_t p = policy(GSHMEM_STAGE_PER_TILE, 0);
-    cr_assert_eq(gshmem_stage_check(g, &p, GSHMEM_STAGE_ORDER_TABLE, table, err, sizeof err), 0,
-                 "%s", err);
+    cr_assert_eq(gshmem_stage_check(g, &p, GSHMEM_STAGE_ORDER_TABLE, table, err, sizeof err),
+                 GSHMEM_SUCCESS, "%s", err);
     table[4] = table[3];
-    cr_assert_eq(gshmem_stage_check(g, &p, GSHMEM_STAGE_ORDER_TABLE, table, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(g, &p, GSHMEM_STAGE_ORDER_TABLE, table, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "position 4 holds tile 6 (repeated)") != NULL, "message: %s", err);
     table[4] = 15;
-    cr_assert_eq(gshmem_stage_check(g, &p, GSHMEM_STAGE_ORDER_TABLE, table, err, sizeof err), -1);
+    cr_assert_eq(gshmem_stage_check(g, &p, GSHMEM_STAGE_ORDER_TABLE, table, err, sizeof err),
+                 GSHMEM_ERR_INVALID_ARG);
     cr_assert(strstr(err, "out of range") != NULL, "message: %s", err);
 }
 
@@ -228,6 +240,59 @@ Test(stage, guard_decision)
     cr_assert_eq(gshmem_stage_guard_needed(1, 2, 1, 2, 0), 1);
     /* no overflow with large grids */
     cr_assert_eq(gshmem_stage_guard_needed(0xffffffffu, 32, 0xffffffffu, 32, 1000), 1);
+}
+
+/* gshmem_stage_wrap needs no GPU: a view of semaphores that exist (any
+ * address will do here: nothing reads them on the host), the wait limit
+ * from GSHMEM_TIMEOUT through the settings table (no gshmem_init: the
+ * library loads the table itself). */
+Test(stage, wrap_view_and_runs)
+{
+    uint64_t sems[8] = {0};
+    gshmem_stage_t s;
+    gshmem_stage_policy_t p = policy(GSHMEM_STAGE_PER_ROW, 0);
+    cr_assert_eq(setenv("GSHMEM_TIMEOUT", "7", 1), 0);
+    cr_assert_eq(gshmem_stage_wrap(&s, sems, 4, 8, &p, GSHMEM_STAGE_SYMMETRIC),
+                 GSHMEM_SUCCESS);
+    cr_assert(s.sems == sems && s.n_sems == 8 && s.policy.kind == GSHMEM_STAGE_PER_ROW &&
+              s.flags == GSHMEM_STAGE_SYMMETRIC && s.grid.x == 4 && s.grid.y == 8,
+              "view: sems %p, %u semaphores, kind %d, flags %#x, grid %ux%u", (void *)s.sems,
+              s.n_sems, s.policy.kind, s.flags, s.grid.x, s.grid.y);
+    cr_assert(s.ctl == NULL && s.epoch == 0, "a view owns no counters and starts at run 0");
+    cr_assert_eq(s.timeout_ns, 7000000000ull, "timeout_ns %llu, GSHMEM_TIMEOUT=7",
+                 (unsigned long long)s.timeout_ns);
+    cr_assert_eq(gshmem_stage_begin(&s), 1);
+    cr_assert_eq(gshmem_stage_begin(&s), 2);
+    cr_assert_eq(s.epoch, 2);
+}
+
+Test(stage, wrap_default_timeout)
+{
+    uint64_t sem = 0;
+    gshmem_stage_t s;
+    cr_assert_eq(unsetenv("GSHMEM_TIMEOUT"), 0);
+    cr_assert_eq(gshmem_stage_wrap(&s, &sem, 1, 1, NULL, 0), GSHMEM_SUCCESS);
+    cr_assert_eq(s.timeout_ns, 60000000000ull, "timeout_ns %llu, the table's default 60 s",
+                 (unsigned long long)s.timeout_ns);
+    cr_assert_eq(s.policy.kind, GSHMEM_STAGE_PER_TILE);
+}
+
+/* What a view cannot be, and a setting the table rejects: status codes. */
+Test(stage, wrap_rejects)
+{
+    uint64_t sems[4] = {0};
+    gshmem_stage_t s;
+    gshmem_stage_policy_t p = policy(GSHMEM_STAGE_USER, 0);
+    cr_assert_eq(gshmem_stage_wrap(&s, NULL, 2, 2, NULL, 0), GSHMEM_ERR_INVALID_ARG);
+    cr_assert_eq(gshmem_stage_wrap(&s, sems, 2, 2, &p, 0), GSHMEM_ERR_INVALID_ARG);
+    cr_assert_eq(gshmem_stage_wrap(&s, sems, 2, 2, NULL, GSHMEM_STAGE_COUNTER),
+                 GSHMEM_ERR_INVALID_ARG);
+    p = policy(GSHMEM_STAGE_STRIDED, 3);   /* stride 3 > 2 tiles per row */
+    cr_assert_eq(gshmem_stage_wrap(&s, sems, 2, 2, &p, 0), GSHMEM_ERR_INVALID_ARG);
+    cr_assert_eq(gshmem_stage_wrap(&s, sems, 0, 2, NULL, 0), GSHMEM_ERR_INVALID_ARG);
+    cr_assert_eq(setenv("GSHMEM_TIMEOUT", "0", 1), 0);
+    cr_assert_eq(gshmem_stage_wrap(&s, sems, 2, 2, NULL, 0), GSHMEM_ERR_CONFIG);
+    cr_assert_null(s.sems, "a failed wrap leaves the stage zeroed");
 }
 
 /* apps/stage/wave_model.py, the tile-level model behind the MLP results'

@@ -1,34 +1,15 @@
-/* gshmem_dev_stage.h: the CUDA parts of gshmem_stage.h (included by it
- * under nvcc only): host functions that allocate a stage and launch the
- * guard, and the block-level device functions (take a tile, post, wait).
- *
- * Device contracts (every function is called by all threads of a block,
- * with the same arguments, at a point every thread reaches):
- * - gshmem_stage_tile(s): this block's tile. With GSHMEM_STAGE_COUNTER the
- *   block's first thread takes the next position from the stage's counter,
- *   so a run must launch exactly grid.x * grid.y blocks that call it once
- *   each (a position outside the run reports and traps). The block at
- *   position 0 marks the run as started (the launch guard waits for it).
- * - gshmem_stage_post(s, t): block barrier (every thread's stores of tile
- *   t issued), then one thread: release fence and add 1 to t's semaphore.
- *   gshmem_stage_post_pe(s, t, pe): the same on PE pe's semaphore of a
- *   GSHMEM_STAGE_SYMMETRIC stage, after gshmem_fence (so puts to pe and
- *   stores through gshmem_ptr issued before are delivered first).
- * - gshmem_stage_wait(s, t): one thread spins with acquire loads until t's
- *   semaphore holds epoch * expected, then a block barrier; afterwards every
- *   thread sees what the producers wrote before posting. Returns the
- *   semaphore. The form with last_sem skips the wait when t maps to the
- *   semaphore waited for last (start with GSHMEM_STAGE_NO_SEM).
- *   gshmem_stage_wait_ahead(s, t, n): waits for t, then learns with one
- *   parallel poll how many of t .. t + n - 1 (along the row) are complete.
- *   A wait
- *   longer than s.timeout_ns prints the tile, the semaphore and its value
- *   and traps: a missing producer never hangs the GPU silently.
- * - User policies in C++: any type P with
- *     uint32_t sem(gshmem_stage_grid_t, gshmem_stage_tile_t) const;
- *     uint32_t expected(gshmem_stage_grid_t, uint32_t sem) const;
- *   given to gshmem_stage_post / gshmem_stage_wait instead of the stage's
- *   own policy (the stage must then hold at least as many semaphores).
+/* gshmem_dev_stage.h: the inline bodies of gshmem_stage.h, which includes
+ * this file last (never include it on its own); contracts are there.
+ * - the policy and order maps and the guard decision: plain C for any
+ *   compiler, __host__ __device__ under nvcc (CPU unit tests and kernels
+ *   run the same code);
+ * - the block-level device functions (nvcc only): take a tile, post, wait,
+ *   and the spin loop the library's launch guard kernel also runs
+ *   (src/api/stage/stage_guard.cu). The host functions are in libgshmem
+ *   (src/api/stage).
+ * Device misuse (a tile position outside the run, post_pe on a stage that
+ * is not symmetric) and a wait past s.timeout_ns print what and where,
+ * then trap.
  * Memory scope: semaphores of a local stage use GPU-scope fences, atomics
  * and acquire loads; those of a symmetric stage system scope (a peer GPU
  * or the proxy engine may update them).
@@ -36,195 +17,104 @@
 #ifndef GSHMEMI_DEV_STAGE_H
 #define GSHMEMI_DEV_STAGE_H
 
-#include <cuda_runtime.h>
-#include <stdlib.h>
-#include <string.h>
+#ifndef GSHMEM_STAGE_H
+#error "include gshmem_stage.h (impl/gshmem_dev_stage.h holds its bodies)"
+#endif
+
+/* ---- policy and order maps (host and device) -------------------------------- */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+GSHMEM_STAGE_HD uint32_t gshmem_stage_n_tiles(gshmem_stage_grid_t g)
+{
+    return g.x * g.y;
+}
+
+GSHMEM_STAGE_HD uint32_t gshmem_stage_tile_index(gshmem_stage_grid_t g, gshmem_stage_tile_t t)
+{
+    return t.y * g.x + t.x;
+}
+
+GSHMEM_STAGE_HD uint32_t gshmem_stage_policy_n_sems(const gshmem_stage_policy_t *p,
+                                                    gshmem_stage_grid_t g)
+{
+    switch (p->kind) {
+    case GSHMEM_STAGE_PER_TILE: return g.x * g.y;
+    case GSHMEM_STAGE_PER_ROW: return g.y;
+    case GSHMEM_STAGE_STRIDED:
+        return (p->stride >= 1 && p->stride <= g.x) ? g.y * p->stride : 0;
+    case GSHMEM_STAGE_USER: return p->n_user_sems;
+    default: return 0;
+    }
+}
+
+GSHMEM_STAGE_HD uint32_t gshmem_stage_policy_sem(const gshmem_stage_policy_t *p,
+                                                 gshmem_stage_grid_t g, gshmem_stage_tile_t t)
+{
+    switch (p->kind) {
+    case GSHMEM_STAGE_PER_ROW: return t.y;
+    case GSHMEM_STAGE_STRIDED: return t.y * p->stride + t.x % p->stride;
+    case GSHMEM_STAGE_USER: return p->user_sem[t.y * g.x + t.x];
+    default: return t.y * g.x + t.x;
+    }
+}
+
+GSHMEM_STAGE_HD uint32_t gshmem_stage_policy_expected(const gshmem_stage_policy_t *p,
+                                                      gshmem_stage_grid_t g, uint32_t sem)
+{
+    switch (p->kind) {
+    case GSHMEM_STAGE_PER_ROW: return g.x;
+    case GSHMEM_STAGE_STRIDED: {
+        uint32_t r = sem % p->stride;   /* tiles x = r, r + stride, ... < g.x */
+        return (g.x - r + p->stride - 1) / p->stride;
+    }
+    case GSHMEM_STAGE_USER: return p->user_expected[sem];
+    default: return 1;
+    }
+}
+
+GSHMEM_STAGE_HD gshmem_stage_tile_t gshmem_stage_order_tile(int order, const uint32_t *table,
+                                                            gshmem_stage_grid_t g,
+                                                            uint32_t pos)
+{
+    gshmem_stage_tile_t t;
+    uint32_t lin;
+    switch (order) {
+    case GSHMEM_STAGE_COL_MAJOR:
+        t.x = pos / g.y;
+        t.y = pos % g.y;
+        return t;
+    case GSHMEM_STAGE_ORDER_TABLE: lin = table[pos]; break;
+    default: lin = pos; break;
+    }
+    t.x = lin % g.x;
+    t.y = lin / g.x;
+    return t;
+}
+
+GSHMEM_STAGE_HD int gshmem_stage_guard_needed(uint32_t prod_blocks, uint32_t prod_per_sm,
+                                              uint32_t cons_blocks, uint32_t cons_per_sm,
+                                              uint32_t n_sms)
+{
+    if (prod_per_sm == 0 || cons_per_sm == 0 || n_sms == 0)
+        return 1;
+    /* prod_blocks / (prod_per_sm n) + cons_blocks / (cons_per_sm n) <= 1 */
+    uint64_t lhs = (uint64_t)prod_blocks * cons_per_sm + (uint64_t)cons_blocks * prod_per_sm;
+    uint64_t rhs = (uint64_t)prod_per_sm * cons_per_sm * n_sms;
+    return lhs > rhs;
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* ---- device part (nvcc) ------------------------------------------------------- */
+
+#if defined(__CUDACC__)
+#include <stdio.h>
 #include "gshmem_device.h"
-
-#define GSHMEM_STAGE_NO_SEM 0xffffffffu
-
-/* ---- host part ------------------------------------------------------------------ */
-
-/* Default wait limit: GSHMEM_TIMEOUT seconds (the runtime's own limit for
- * waiting on a peer) when set to a positive number, else 60 s. */
-static inline uint64_t gshmemi_stage_default_timeout_ns(void)
-{
-    const char *v = getenv("GSHMEM_TIMEOUT");
-    double sec = 60.0;
-    if (v != NULL) {
-        char *end = NULL;
-        double d = strtod(v, &end);
-        if (end != v && *end == '\0' && d > 0)
-            sec = d;
-    }
-    return (uint64_t)(sec * 1e9);
-}
-
-static inline int gshmemi_stage_fail(const char *what, cudaError_t e)
-{
-    fprintf(stderr, "gshmem_stage_create: %s%s%s\n", what, e == cudaSuccess ? "" : ": ",
-            e == cudaSuccess ? "" : cudaGetErrorString(e));
-    return -1;
-}
-
-/* A device copy of n host words (NULL for n == 0 or src NULL). */
-static inline int gshmemi_stage_upload(const uint32_t *src, size_t n, const uint32_t **dst_p)
-{
-    uint32_t *d = NULL;
-    *dst_p = NULL;
-    if (src == NULL || n == 0)
-        return 0;
-    cudaError_t e = cudaMalloc((void **)&d, n * sizeof(uint32_t));
-    if (e == cudaSuccess)
-        e = cudaMemcpy(d, src, n * sizeof(uint32_t), cudaMemcpyHostToDevice);
-    if (e != cudaSuccess) {
-        cudaFree(d);
-        return gshmemi_stage_fail("copying a policy or order table to the GPU", e);
-    }
-    *dst_p = d;
-    return 0;
-}
-
-/* Frees what gshmem_stage_create allocated (collective for a symmetric
- * stage: gshmem_free). Safe on a zeroed or half-built stage. */
-static inline void gshmem_stage_destroy(gshmem_stage_t *s)
-{
-    if (s->sems != NULL) {
-        if (s->flags & GSHMEM_STAGE_SYMMETRIC)
-            gshmem_free(s->sems);
-        else
-            cudaFree(s->sems);
-    }
-    cudaFree(s->ctl);
-    cudaFree((void *)s->policy.user_sem);
-    cudaFree((void *)s->policy.user_expected);
-    cudaFree((void *)s->order_table);
-    memset(s, 0, sizeof *s);
-}
-
-/* The start of gshmem_stage_create and _wrap: *s zeroed with its tile grid;
- * returns the policy to use (per tile when policy is NULL). */
-static inline gshmem_stage_policy_t gshmemi_stage_reset(gshmem_stage_t *s, uint32_t tiles_x,
-                                                        uint32_t tiles_y,
-                                                        const gshmem_stage_policy_t *policy)
-{
-    gshmem_stage_policy_t p;
-    memset(&p, 0, sizeof p);
-    if (policy != NULL)
-        p = *policy;
-    memset(s, 0, sizeof *s);
-    s->grid.x = tiles_x;
-    s->grid.y = tiles_y;
-    return p;
-}
-
-/* A stage of tiles_x x tiles_y tiles. policy NULL: per tile. USER tables
- * and order_table are host arrays, checked (gshmem_stage_check) and copied
- * to the GPU. flags: GSHMEM_STAGE_*. Semaphores and counters start at 0,
- * the run number at 0 (gshmem_stage_begin before the first run), all of it
- * on the GPU when create returns (any stream may use the stage). Returns
- * 0, or -1 with the problem printed (stage left zeroed). */
-static inline int gshmem_stage_create(gshmem_stage_t *s, uint32_t tiles_x, uint32_t tiles_y,
-                                      const gshmem_stage_policy_t *policy, int order,
-                                      const uint32_t *order_table, uint32_t flags)
-{
-    char err[256];
-    gshmem_stage_policy_t p = gshmemi_stage_reset(s, tiles_x, tiles_y, policy);
-    if (gshmem_stage_check(s->grid, &p, order, order_table, err, sizeof err) != 0)
-        return gshmemi_stage_fail(err, cudaSuccess);
-    s->order = order;
-    s->flags = flags;
-    s->policy = p;
-    s->policy.user_sem = NULL;
-    s->policy.user_expected = NULL;
-    s->n_sems = gshmem_stage_policy_n_sems(&p, s->grid);
-    s->timeout_ns = gshmemi_stage_default_timeout_ns();
-    size_t bytes = (size_t)s->n_sems * sizeof(uint64_t);
-    cudaError_t e = cudaSuccess;
-    if (flags & GSHMEM_STAGE_SYMMETRIC) {
-        s->sems = (uint64_t *)gshmem_calloc(s->n_sems, sizeof(uint64_t));
-        cudaPointerAttributes a;
-        if (s->sems == NULL || cudaPointerGetAttributes(&a, s->sems) != cudaSuccess ||
-            a.type != cudaMemoryTypeDevice) {
-            (void)cudaGetLastError();
-            snprintf(err, sizeof err, "%u symmetric semaphores: gshmem_calloc gave %p, not GPU "
-                     "memory (gshmem_init with GSHMEM_HEAP=cuda first)", s->n_sems,
-                     (void *)s->sems);
-            gshmem_stage_destroy(s);
-            return gshmemi_stage_fail(err, cudaSuccess);
-        }
-    } else {
-        e = cudaMalloc((void **)&s->sems, bytes);
-        if (e == cudaSuccess)
-            e = cudaMemset(s->sems, 0, bytes);
-    }
-    if (e == cudaSuccess)
-        e = cudaMalloc((void **)&s->ctl, 2 * sizeof(uint64_t));
-    if (e == cudaSuccess)
-        e = cudaMemset(s->ctl, 0, 2 * sizeof(uint64_t));
-    if (e != cudaSuccess) {
-        gshmem_stage_destroy(s);
-        return gshmemi_stage_fail("allocating semaphores and counters", e);
-    }
-    size_t n_tiles = (size_t)tiles_x * tiles_y;
-    if ((p.kind == GSHMEM_STAGE_USER &&
-         (gshmemi_stage_upload(p.user_sem, n_tiles, &s->policy.user_sem) != 0 ||
-          gshmemi_stage_upload(p.user_expected, p.n_user_sems, &s->policy.user_expected) != 0)) ||
-        (order == GSHMEM_STAGE_ORDER_TABLE &&
-         gshmemi_stage_upload(order_table, n_tiles, &s->order_table) != 0)) {
-        gshmem_stage_destroy(s);
-        return -1;
-    }
-    /* the memsets and the pageable copies went on the legacy stream, which
-     * does not order the non-blocking streams the stage's kernels may use:
-     * everything is in place when create returns */
-    e = cudaStreamSynchronize(0);
-    if (e != cudaSuccess) {
-        gshmem_stage_destroy(s);
-        return gshmemi_stage_fail("waiting for the semaphores' initialization", e);
-    }
-    return 0;
-}
-
-/* A wait-only stage over semaphores that exist already, e.g. another
- * component's per-tile signals that hold the run number (expected 1 per
- * run, as a semaphore SET to the run number by its producer), in device
- * memory or the symmetric heap (GSHMEM_STAGE_SYMMETRIC: system-scope
- * loads). Built-in policies only (policy NULL: per tile), no tile counter:
- * nothing is allocated and gshmem_stage_destroy must not be called. Set
- * s->epoch to the run to wait for. Returns 0, or -1 with the problem
- * printed. */
-static inline int gshmem_stage_wrap(gshmem_stage_t *s, uint64_t *sems, uint32_t tiles_x,
-                                    uint32_t tiles_y, const gshmem_stage_policy_t *policy,
-                                    uint32_t flags)
-{
-    char err[256];
-    gshmem_stage_policy_t p = gshmemi_stage_reset(s, tiles_x, tiles_y, policy);
-    if (p.kind == GSHMEM_STAGE_USER || (flags & GSHMEM_STAGE_COUNTER) || sems == NULL) {
-        fprintf(stderr, "gshmem_stage_wrap: needs semaphores (got %p), a built-in policy "
-                "(got kind %d) and no GSHMEM_STAGE_COUNTER\n", (void *)sems, p.kind);
-        return -1;
-    }
-    if (gshmem_stage_check(s->grid, &p, GSHMEM_STAGE_ROW_MAJOR, NULL, err, sizeof err) != 0) {
-        fprintf(stderr, "gshmem_stage_wrap: %s\n", err);
-        return -1;
-    }
-    s->policy = p;
-    s->flags = flags;
-    s->sems = sems;
-    s->n_sems = gshmem_stage_policy_n_sems(&p, s->grid);
-    s->timeout_ns = gshmemi_stage_default_timeout_ns();
-    return 0;
-}
-
-/* Starts the next run: returns its number (1, 2, ...). Pass the stage to
- * this run's kernels after the call (kernels take it by value). */
-static inline uint64_t gshmem_stage_begin(gshmem_stage_t *s)
-{
-    return ++s->epoch;
-}
-
-/* ---- device part ------------------------------------------------------------------ */
 
 __device__ __forceinline__ unsigned gshmemi_stage_tid(void)
 {
@@ -281,7 +171,8 @@ static __device__ __noinline__ void gshmemi_stage_fail_local(void)
     __trap();
 }
 
-/* One thread: spins until *w >= target, bounded by timeout_ns. */
+/* One thread: spins until *w >= target, bounded by timeout_ns (also the
+ * body of the launch guard kernel, src/api/stage/stage_guard.cu). */
 __device__ __forceinline__ void gshmemi_stage_spin(const char *call, const uint64_t *w,
                                                    uint64_t target, bool sys,
                                                    uint64_t timeout_ns, uint64_t epoch,
@@ -420,12 +311,9 @@ __device__ __forceinline__ void gshmem_stage_wait(const gshmem_stage_t &s, gshme
         *last_sem = gshmem_stage_wait(s, t);
 }
 
-/* For a consumer that reads producer tiles t, t + 1, ... t + n - 1 of one
- * row in that order: waits for tile t like gshmem_stage_wait, then polls
- * the other n - 1 in parallel (one acquire load per thread) and returns how
- * many consecutive tiles from t on are complete (1 .. n). The caller reads
- * them without further waits and calls again at the first tile past them:
- * one barrier round per batch of complete tiles instead of one per tile. */
+/* One barrier round per batch of complete tiles instead of one per tile:
+ * thread 0 waits for t, then every thread polls some of t + 1 .. t + n - 1
+ * and the first incomplete one is the shared minimum. */
 __device__ __forceinline__ uint32_t gshmem_stage_wait_ahead(const gshmem_stage_t &s,
                                                             gshmem_stage_tile_t t, uint32_t n)
 {
@@ -455,86 +343,6 @@ __device__ __forceinline__ uint32_t gshmem_stage_wait_ahead(const gshmem_stage_t
     return r;
 }
 
-/* ---- launch guard ------------------------------------------------------------------ */
-
-/* One thread: waits until *word >= value as gshmem_stage_wait waits
- * (gshmemi_stage_spin: system-scope acquire loads, the same back-off, the
- * same timeout report). of_stage: word is a stage's start word and value
- * its run (the report names the producer's first tile); else any word,
- * which the report shows as semaphore 0 and value as the run it needs. */
-template <int Unused = 0>
-__global__ void gshmemi_stage_guard_kernel(const uint64_t *word, uint64_t value,
-                                           uint64_t timeout_ns, int of_stage)
-{
-    gshmem_stage_tile_t none = {0, 0};
-    gshmemi_stage_spin(of_stage ? "gshmem_stage_launch_guard (producer's first tile)"
-                                : "gshmem_stage_launch_guard_on (the word as semaphore 0, "
-                                  "its value as the run)",
-                       word, value, true, timeout_ns, value, 0, none);
-}
-
-static inline cudaError_t gshmemi_stage_launch_guard(const uint64_t *word, uint64_t value,
-                                                     uint64_t timeout_ns, int of_stage,
-                                                     cudaStream_t stream)
-{
-    if (word == NULL) {
-        fprintf(stderr, "%s\n", of_stage ? "gshmem_stage_launch_guard: the producer stage has "
-                "no start word (zeroed, destroyed, or a gshmem_stage_wrap view)"
-                : "gshmem_stage_launch_guard_on: the word to wait on is NULL");
-        return cudaErrorInvalidValue;
-    }
-    gshmemi_stage_guard_kernel<<<1, 1, 0, stream>>>(word, value, timeout_ns, of_stage);
-    return cudaGetLastError();
-}
-
-/* Enqueues on stream (the consumer's, just before the consumer) a
- * one-thread kernel that waits until the 64-bit unsigned word *word (GPU
- * memory, or memory the GPU maps) holds at least value: the guard of
- * gshmem_stage_launch_guard on a condition of the producer's own, e.g. a
- * completion counter its blocks add to (the word must only count up). A
- * wait longer than timeout_ns (a stage's timeout_ns) prints the word's
- * value and value, then traps. Returns the launch's error
- * (cudaErrorInvalidValue, printed, for a NULL word).
- * Launch the kernel that moves the word first, or have it loaded (launched
- * once before, or cudaFuncGetAttributes): CUDA's lazy loading loads a
- * kernel at its first launch, and that load may wait for running kernels,
- * the guard included, which then waits out its timeout. */
-static inline cudaError_t gshmem_stage_launch_guard_on(const uint64_t *word, uint64_t value,
-                                                       uint64_t timeout_ns,
-                                                       cudaStream_t stream)
-{
-    return gshmemi_stage_launch_guard(word, value, timeout_ns, 0, stream);
-}
-
-/* Enqueues on stream (the consumer's, just before the consumer) a
- * one-thread kernel that waits until the current run of producer stage
- * prod started its first tile. Returns the launch's error
- * (cudaErrorInvalidValue, printed, for a stage without a start word). */
-static inline cudaError_t gshmem_stage_launch_guard(const gshmem_stage_t *prod,
-                                                    cudaStream_t stream)
-{
-    return gshmemi_stage_launch_guard(prod->ctl != NULL ? prod->ctl + 1 : NULL, prod->epoch,
-                                      prod->timeout_ns, 1, stream);
-}
-
-/* Fills cfg (and its one attribute, attr) for cudaLaunchKernelEx: a launch
- * on stream that may start before the previous kernel of the stream
- * completes (programmatic dependent launch, sm_90), once every block of
- * that kernel started (its stage has GSHMEM_STAGE_RELEASE_DEPENDENTS). */
-static inline void gshmem_stage_pdl_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr,
-                                           dim3 grid, dim3 block, size_t smem,
-                                           cudaStream_t stream)
-{
-    memset(cfg, 0, sizeof *cfg);
-    memset(attr, 0, sizeof *attr);
-    attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr->val.programmaticStreamSerializationAllowed = 1;
-    cfg->gridDim = grid;
-    cfg->blockDim = block;
-    cfg->dynamicSmemBytes = smem;
-    cfg->stream = stream;
-    cfg->attrs = attr;
-    cfg->numAttrs = 1;
-}
+#endif /* __CUDACC__ */
 
 #endif /* GSHMEMI_DEV_STAGE_H */

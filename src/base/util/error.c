@@ -25,6 +25,7 @@ const char *gshmem_strerror(int status)
     case GSHMEM_ERR_SYSTEM: return "system call failed";
     case GSHMEM_ERR_INTERNAL: return "internal error";
     case GSHMEM_ERR_ALREADY: return "already initialized or registered";
+    case GSHMEM_ERR_CUDA: return "a CUDA runtime call failed";
     }
     snprintf(unknown, sizeof(unknown), "unknown status %d", status);
     return unknown;
