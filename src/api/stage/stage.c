@@ -162,7 +162,6 @@ int gshmem_stage_wrap(gshmem_stage_t *s, uint64_t *sems, uint32_t tiles_x, uint3
                       const gshmem_stage_policy_t *policy, uint32_t flags)
 {
     static const char call[] = "gshmem_stage_wrap";
-    char err[256];
     gshmem_stage_policy_t p = gshmemi_stage_reset(s, tiles_x, tiles_y, policy);
     int rc;
 
@@ -174,21 +173,30 @@ int gshmem_stage_wrap(gshmem_stage_t *s, uint64_t *sems, uint32_t tiles_x, uint3
                       : "GSHMEM_STAGE_COUNTER in flags", (void *)sems, p.kind, flags);
         return GSHMEM_ERR_INVALID_ARG;
     }
-    rc = gshmem_stage_check(s->grid, &p, GSHMEM_STAGE_ROW_MAJOR, NULL, err, sizeof err);
-    if (rc != GSHMEM_SUCCESS) {
-        GSHMEMI_ERROR(GSHMEMI_STAGE_SUBSYS, "%s: %s", call, err);
+    rc = gshmemi_stage_prepare(call, s, &p, GSHMEM_STAGE_ROW_MAJOR, NULL);
+    if (rc != GSHMEM_SUCCESS)
         return rc;
-    }
-    rc = gshmemi_stage_timeout_ns(call, &s->timeout_ns);
-    if (rc != GSHMEM_SUCCESS) {
-        memset(s, 0, sizeof *s);
-        return rc;
-    }
     s->policy = p;
     s->flags = flags;
     s->sems = sems;
     s->n_sems = gshmem_stage_policy_n_sems(&p, s->grid);
     return GSHMEM_SUCCESS;
+}
+
+int gshmemi_stage_prepare(const char *call, gshmem_stage_t *s, const gshmem_stage_policy_t *p,
+                          int order, const uint32_t *order_table)
+{
+    char err[256];
+    int rc = gshmem_stage_check(s->grid, p, order, order_table, err, sizeof err);
+
+    if (rc != GSHMEM_SUCCESS) {
+        GSHMEMI_ERROR(GSHMEMI_STAGE_SUBSYS, "%s: %s", call, err);
+        return rc;
+    }
+    rc = gshmemi_stage_timeout_ns(call, &s->timeout_ns);
+    if (rc != GSHMEM_SUCCESS)
+        memset(s, 0, sizeof *s);
+    return rc;
 }
 
 uint64_t gshmem_stage_begin(gshmem_stage_t *s)

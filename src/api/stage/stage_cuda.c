@@ -109,20 +109,12 @@ int gshmem_stage_create(gshmem_stage_t *s, uint32_t tiles_x, uint32_t tiles_y,
                         const uint32_t *order_table, uint32_t flags)
 {
     static const char call[] = "gshmem_stage_create";
-    char err[256];
     gshmem_stage_policy_t p = gshmemi_stage_reset(s, tiles_x, tiles_y, policy);
-    int rc = gshmem_stage_check(s->grid, &p, order, order_table, err, sizeof err);
+    int rc = gshmemi_stage_prepare(call, s, &p, order, order_table);
     cudaError_t e;
 
-    if (rc != GSHMEM_SUCCESS) {
-        GSHMEMI_ERROR(GSHMEMI_STAGE_SUBSYS, "%s: %s", call, err);
+    if (rc != GSHMEM_SUCCESS)
         return rc;
-    }
-    rc = gshmemi_stage_timeout_ns(call, &s->timeout_ns);
-    if (rc != GSHMEM_SUCCESS) {
-        memset(s, 0, sizeof *s);
-        return rc;
-    }
     s->order = order;
     s->flags = flags;
     s->policy = p;

@@ -28,6 +28,10 @@ gshmem_stage_policy_t gshmemi_stage_reset(gshmem_stage_t *s, uint32_t tiles_x, u
  * GSHMEM_ERR_CONFIG when the table does not load (the loader logged the
  * variable). call names the public call for the log. */
 int gshmemi_stage_timeout_ns(const char *call, uint64_t *ns_p);
+/* stage.c: gshmem_stage_check of the grid, policy and order (logged with
+ * call on failure), then the timeout; on failure *s is zeroed. */
+int gshmemi_stage_prepare(const char *call, gshmem_stage_t *s, const gshmem_stage_policy_t *p,
+                          int order, const uint32_t *order_table);
 
 #ifdef __cplusplus
 }
