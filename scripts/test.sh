@@ -7,7 +7,11 @@
 #  2. the same host tests built with AddressSanitizer + UBSan;
 #  3. with hipcc on PATH, a compile check of the device API for AMD GPUs
 #     (status line "HIP compile check: ...", printed after the build and at
-#     the end).
+#     the end);
+#  4. the layer check, scripts/check-layers.sh on the normal build (includes,
+#     calls between the layers' objects, transport names) and its self-test;
+#     a violation fails the run after the remaining tests have run (status
+#     lines "check-layers: ...", printed after the check and at the end).
 # GPU tests need a GPU; they print why they are skipped (scripts/gpu-check.sh
 # runs them on a GPU machine).
 set -euo pipefail
@@ -41,10 +45,26 @@ else
 fi
 echo "$hip_status"
 [ "$build_rc" -eq 0 ] || exit "$build_rc"
+
+# The layer check: its violations, then one summary line; the self-test
+# plants violations in temporary trees and expects each one reported.
+layers_rc=0
+layer_check() {  # var, args...: runs the check; var gets its status line
+  local out rc=0
+  out=$(bash scripts/check-layers.sh "${@:2}" 2>&1) || rc=$?
+  printf '%s\n' "$out"
+  local last=${out##*$'\n'}
+  [[ $last == "check-layers"* ]] || last="check-layers ${*:2}: FAILED (status $rc, output above)"
+  [ "$rc" -eq 0 ] || layers_rc=1
+  printf -v "$1" '%s' "$last"
+}
+echo "== layer check (scripts/check-layers.sh build) =="
+layer_check layers_status build
+layer_check layers_self_test --self-test
 echo "== build (ASan+UBSan, host only) =="
 bash scripts/build.sh build-asan -DGSHMEM_SANITIZE=ON -DGSHMEM_ENABLE_CUDA=OFF
 
-status=0
+status=$layers_rc
 echo "== tests: ASan+UBSan build =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
@@ -53,4 +73,6 @@ echo "== tests: normal build =="
 # --verbose lists every test, so the GPU tests' skip reasons are visible.
 build/tests/gshmem-tests --jobs "$jobs" --verbose || status=1
 echo "$hip_status"
+echo "$layers_status"
+echo "$layers_self_test"
 exit $status

@@ -40,9 +40,10 @@ int gshmemi_transport_select_device(const int *node_of, int my_pe, int n_pes, in
         if (rc != GSHMEM_ERR_NOT_SUPPORTED)
             return rc;
     }
-    GSHMEMI_ERROR(GSHMEMI_SUBSYS_TRANSPORT, "no transport built into this library places a PE "
-                  "on a device (a CUDA heap needs a CUDA build)");
-    return GSHMEM_ERR_NOT_SUPPORTED;
+    /* none is built in: the heap decides (and names why it cannot be made) */
+    GSHMEMI_DEBUG(GSHMEMI_SUBSYS_TRANSPORT, "no transport built in places a PE on a device");
+    *device_p = -1;
+    return GSHMEM_SUCCESS;
 }
 
 int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p)

@@ -82,7 +82,8 @@ struct gshmemi_transport {
 const gshmemi_transport_ops_t *gshmemi_transport_lookup(const char *name);
 
 /* Asks every built-in transport's select_device in turn; the first that
- * supports it decides. GSHMEM_ERR_NOT_SUPPORTED (logged) when none does. */
+ * supports it decides. When none does (a build without CUDA), *device_p =
+ * -1 and GSHMEM_SUCCESS: creating the heap then reports the cause. */
 int gshmemi_transport_select_device(const int *node_of, int my_pe, int n_pes, int *device_p);
 
 /* The transport that carries AMOs to pe: amo_tp when the runtime routes

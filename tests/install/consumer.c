@@ -1,8 +1,14 @@
-/* consumer.c: a program built against an installed gshmem, once through
- * find_package(gshmem) and once through pkg-config. Two PEs swap their
- * numbers with a put and check them. */
+/* consumer.c: a program built against an installed gshmem three times:
+ * through find_package(gshmem), through pkg-config, and with nothing but
+ * cc -I<prefix>/include -L<prefix>/lib -lgshmem. Two PEs swap their numbers
+ * with a put and check them. The other host headers are included too: each
+ * must find what it includes from <prefix>/include alone. */
 #include <stdio.h>
 #include <gshmem.h>
+#include <gshmem_agg.h>
+#include <gshmem_stage.h>
+#include <gshmem_types.h>
+#include <shmem.h>
 
 int main(void)
 {

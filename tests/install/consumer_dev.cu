@@ -3,6 +3,7 @@
  * queue and the aggregator they pull in, must compile on their own. Each PE
  * stores its number into the next PE's box from a kernel. */
 #include <cstdio>
+#include <gshmem.h>
 #include <gshmem_device.h>
 #include <gshmem_agg.h>
 

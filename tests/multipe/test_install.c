@@ -1,11 +1,22 @@
 /* test_install.c: `cmake --install` of this build into a temporary prefix,
- * then a program built against it through find_package(gshmem) and through
- * pkg-config, both run on 2 PEs with the installed gshmemrun; in CUDA builds
- * also a CUDA source using the installed device headers (built, not run). */
+ * its header layout (tests/install/check_layout.sh: the public headers at
+ * <prefix>/include, their inline parts beside them under
+ * <prefix>/include/gshmem/, no <prefix>/include/gshmem/include; pkg-config
+ * naming that folder), then one program (tests/install/consumer.c, which
+ * includes <gshmem.h>) built against it three ways:
+ *   cm/consumer  find_package(gshmem) (tests/install/CMakeLists.txt, which
+ *                also checks the imported target's include directory)
+ *   pc           cc $(pkg-config --cflags --libs gshmem)
+ *   plain        cc -I<prefix>/include ... -L<prefix>/lib -lgshmem, no
+ *                pkg-config, no CMake
+ * each run on 2 PEs with the installed gshmemrun; in CUDA builds also a CUDA
+ * source including <gshmem_device.h> from the installed headers (built
+ * through pkg-config, not run). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests_common.h"
 
@@ -14,7 +25,15 @@ static void expect_ok(test_run_t *r, const char *what)
     cr_assert_eq(r->status, 0, "%s: status %d, output:\n%s", what, r->status, test_tail(r));
 }
 
-Test(install, cmake_package_and_pkg_config, .timeout = 300)
+/* Runs cmd (with env, may be NULL) and asserts it succeeded. */
+static void run_ok(const char *env, const char *cmd, int timeout_s, const char *what)
+{
+    test_run_t r = test_run(env, cmd, timeout_s);
+    expect_ok(&r, what);
+    test_run_free(&r);
+}
+
+Test(install, cmake_pkg_config_and_plain, .timeout = 300)
 {
 #ifdef GSHMEM_SANITIZED
     cr_skip_test("sanitizer build: an installed ASan library cannot serve a plain consumer");
@@ -23,25 +42,41 @@ Test(install, cmake_package_and_pkg_config, .timeout = 300)
     cr_assert_not_null(mkdtemp(prefix));
 
     snprintf(cmd, sizeof cmd, "cmake --install %%B --prefix %s", prefix);
-    test_run_t r = test_run(NULL, cmd, 120);
-    expect_ok(&r, "cmake --install");
-    test_run_free(&r);
+    run_ok(NULL, cmd, 120, "cmake --install");
 
+    /* The layout: <prefix>/include/gshmem.h, no <prefix>/include/gshmem/include. */
+    char path[1100];
+    snprintf(path, sizeof path, "%s/include/gshmem.h", prefix);
+    cr_assert_eq(access(path, R_OK), 0, "%s is missing", path);
+    snprintf(path, sizeof path, "%s/include/gshmem/include", prefix);
+    cr_assert_neq(access(path, F_OK), 0, "%s exists: the headers are installed one level deep",
+                  path);
+    snprintf(cmd, sizeof cmd, "sh %s/tests/install/check_layout.sh %s %s", GSHMEM_SOURCE_DIR,
+             prefix, GSHMEM_SOURCE_DIR);
+    run_ok(NULL, cmd, 60, "installed header layout (tests/install/check_layout.sh)");
+
+    /* (i) find_package(gshmem). */
     snprintf(cmd, sizeof cmd,
              "sh -c 'cmake -S %s/tests/install -B %s/cm -DCMAKE_PREFIX_PATH=%s >%s/cm.log 2>&1 "
              "&& cmake --build %s/cm >>%s/cm.log 2>&1 || { cat %s/cm.log; exit 1; }'",
              GSHMEM_SOURCE_DIR, prefix, prefix, prefix, prefix, prefix, prefix);
-    r = test_run(NULL, cmd, 180);
-    expect_ok(&r, "find_package(gshmem) consumer build");
-    test_run_free(&r);
+    run_ok(NULL, cmd, 180, "find_package(gshmem) consumer build");
 
+    /* (ii) pkg-config. */
     snprintf(env, sizeof env, "PKG_CONFIG_PATH=%s/lib/pkgconfig", prefix);
     snprintf(cmd, sizeof cmd,
              "sh -c 'cc -o %s/pc %s/tests/install/consumer.c $(pkg-config --cflags --libs gshmem)'",
              prefix, GSHMEM_SOURCE_DIR);
-    r = test_run(env, cmd, 120);
-    expect_ok(&r, "pkg-config consumer build");
-    test_run_free(&r);
+    run_ok(env, cmd, 120, "pkg-config consumer build");
+
+    /* (iii) nothing but -I<prefix>/include -L<prefix>/lib -lgshmem (no
+     * pkg-config: PKG_CONFIG_PATH and CPATH cleared, so nothing else can
+     * supply the headers). */
+    snprintf(cmd, sizeof cmd,
+             "env -u PKG_CONFIG_PATH -u CPATH -u C_INCLUDE_PATH cc -o %s/plain "
+             "-I%s/include %s/tests/install/consumer.c -L%s/lib -lgshmem",
+             prefix, prefix, GSHMEM_SOURCE_DIR, prefix);
+    run_ok(NULL, cmd, 120, "plain cc -I<prefix>/include consumer build");
 
 #ifdef GSHMEM_HAVE_CUDA
     /* The device headers as installed: a CUDA source through pkg-config. */
@@ -50,23 +85,21 @@ Test(install, cmake_package_and_pkg_config, .timeout = 300)
              "sh -c '%s -arch=sm_%s -o %s/dev %s/tests/install/consumer_dev.cu "
              "$(pkg-config --cflags --libs gshmem)'", GSHMEM_NVCC, GSHMEM_CUDA_ARCH, prefix,
              GSHMEM_SOURCE_DIR);
-    r = test_run(env, cmd, 180);
-    expect_ok(&r, "pkg-config CUDA consumer build (installed device headers)");
-    test_run_free(&r);
+    run_ok(env, cmd, 180, "pkg-config CUDA consumer build (installed device headers)");
 #endif
 
-    const char *bins[] = {"cm/consumer", "pc"};
-    for (int i = 0; i < 2; i++) {
+    const char *bins[] = {"cm/consumer", "pc", "plain"};
+    for (int i = 0; i < 3; i++) {
         snprintf(env, sizeof env, "GSHMEM_TRANSPORTS=shm LD_LIBRARY_PATH=%s/lib", prefix);
         snprintf(cmd, sizeof cmd, "%s/bin/gshmemrun -n 2 --timeout 60 %s/%s", prefix, prefix,
                  bins[i]);
-        r = test_run(env, cmd, 70);
+        test_run_t r = test_run(env, cmd, 70);
         expect_ok(&r, bins[i]);
         cr_expect(strstr(r.output, "consumer PE 0 OK") && strstr(r.output, "consumer PE 1 OK"),
                   "%s: output:\n%s", bins[i], test_tail(&r));
         test_run_free(&r);
     }
     snprintf(cmd, sizeof cmd, "rm -rf %s", prefix);
-    r = test_run(NULL, cmd, 60);
+    test_run_t r = test_run(NULL, cmd, 60);
     test_run_free(&r);
 }
