@@ -20,7 +20,7 @@
  *   access) are served by load/store. Others (and every peer when
  *   GSHMEM_DEVICE_QUEUE_ONLY=1) take the queue path: the call posts an
  *   entry to this PE's proxy engine (src/engine), which issues it through
- *   the host transports (impl/gshmem_dev_queue.h has the protocol). There,
+ *   the host transports (protocol: docs/DESIGN.md, "The queue protocol"). There,
  *   local buffers (put sources, get destinations) must lie in the symmetric
  *   heap or in memory registered with gshmem_register; blocking puts and
  *   gets return when their entry is complete; warp/block forms post one

@@ -3,7 +3,7 @@
 
 nn.EmbeddingBag(mode="sum") -> dist.all_to_all_single -> permute into the
 output layout, timed on the same generated inputs as gshmem-dlrm (the
-generator of /work/notes/dlrm-contract.md, vectorised with int64 tensor ops;
+generator of docs/dlrm-contract.md, vectorised with int64 tensor ops;
 gen_vectors.py beside it in tools/ is the plain-int reference).
 
   torchrun --nproc-per-node P apps/dlrm/torch_baseline.py --config W|S|G|tiny|custom

@@ -1,6 +1,6 @@
 /* proxy.h: the proxy engine (the "software NIC") that executes the device
  * API's queue-path entries through the host transports, and the validation
- * of those entries. The wire protocol is include/gshmem/impl/gshmem_dev_queue.h.
+ * of those entries. The wire protocol: include/gshmem/impl/gshmem_dev_queue.h and docs/DESIGN.md, "The queue protocol".
  *
  * Life cycle (src/api/core/init.c): gshmemi_proxy_start after the transports
  * and before the device state is published (it provides the channels);

@@ -4,7 +4,7 @@
   dlrm_trace.py RAW.csv [--bucket-us 1] [--out PREFIX] [--plot cumulative|rate]
                 [--remote-only]
 
-RAW.csv (format: /work/notes/dlrm-contract.md), header
+RAW.csv (format: docs/dlrm-contract.md), header
   pe,mode,kind,slice,dst_pe,t_start_ns,t_end_ns,bytes
 writes
   PREFIX_bytes.csv  mode,pe,t_us,bytes: bytes sent per bucket of --bucket-us

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gen_vectors.py: reference values of the DLRM input generator (pure Python).
 
-The generator is defined in /work/notes/dlrm-contract.md (counter-based
+The generator is defined in docs/dlrm-contract.md (counter-based
 hash, all arithmetic on uint32 modulo 2^32). This file is its plain-int
 reference: torch_baseline.py asserts (in --check) that its vectorised torch
 generator reproduces these values, and the C side (gshmem-dlrm, the

@@ -1,23 +1,13 @@
-/* agg_apply.h: the receive side of the aggregator. A sealed buffer (records
- * as described in agg_buf.h: 8-byte header = offset:40 | len:16 | magic:8,
- * payload padded to 8) is applied to the target's heap: each record's
- * payload is copied to base + offset, so the user never unpacks.
- * Header-only, for CUDA, HIP and plain C. Bodies: impl/agg_apply_impl.h.
- *
- * Validation first, then writes: a buffer is checked whole before any byte
- * of it is written, so a bad record (bad magic, length 0, a record running
- * past the end of the buffer, or a destination range not inside
- * [0, heap_size)) rejects the whole buffer, names the record (its position
- * in the buffer, offset and length) and never writes outside the heap nor
- * half-applies a buffer. Records of one buffer have disjoint destinations
- * in correct use, so they may be applied in any order and in parallel:
- *   host     gshmemi_agg_apply()        one thread, memcpy per record;
- *   device   gshmemi_agg_apply_block()  one warp (wavefront) per record:
- *            warp w of the block applies records w, w + nwarps, ...; each
- *            lane copies bytes lane, lane + warpSize, ... (every warp walks
- *            the headers itself: no shared memory, no block barrier).
- * Both are built on gshmemi_agg_validate() and gshmemi_agg_apply_part().
- */
+/* agg_apply.h: the receive side of the aggregator: a sealed buffer of
+ * records (agg_buf.h) is applied to the target's heap, each payload copied
+ * to base + offset, so the user never unpacks. For CUDA, HIP and plain C;
+ * bodies: impl/agg_apply_impl.h. A buffer is validated whole before any
+ * byte is written: a bad record (magic, length 0, past the end, outside
+ * [0, heap_size)) rejects it and is named; nothing is half-applied.
+ * Records of a buffer have disjoint destinations, so they are applied in
+ * any order and in parallel: host one thread, device one warp per record
+ * (apply_block) or one thread per record (apply_block_idx).
+ * See docs/DESIGN.md#apply-agg_applyh-and-the-service. */
 #ifndef GSHMEMI_AGG_APPLY_H
 #define GSHMEMI_AGG_APPLY_H
 

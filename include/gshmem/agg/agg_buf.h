@@ -1,84 +1,13 @@
-/* agg_buf.h: the producer side of the small-message aggregator. Header-only;
- * the same source compiles for CUDA, HIP and plain C (host tests, engine)
- * through ../device/port.h. Bodies: impl/agg_buf_impl.h. Receive side:
- * agg_apply.h.
- *
- * DESIGN
- *
- * Record (the wire format, shared with agg_apply.h): an 8-byte header word
- *     bits  0..39  destination offset in the target's symmetric heap (1 TiB)
- *     bits 40..55  payload length in bytes, 1..65535
- *     bits 56..63  GSHMEMI_AGG_REC_MAGIC (a zero or torn word never decodes)
- * then the payload, padded with unspecified bytes to a multiple of 8. A
- * record of n payload bytes takes gshmemi_agg_rec_size(n) = 8 + round8(n)
- * bytes; records are packed back to back from byte 0 of a buffer, so every
- * header is 8-byte aligned.
- *
- * Memory (separate pointers; zeroed memory is the valid initial state):
- *   data   [npes][nbufs][buf_bytes]  the buffers (device memory in the real
- *                                    system; the send reads them from there)
- *   slots  [npes][nbufs]             per-buffer control words (128 B each)
- *   cur    [npes]                    per-destination generation counter
- * Buffer generation G of destination pe lives in slot G % nbufs during lap
- * G / nbufs. slot.state = lap << 40 | fill: the 24-bit lap and the number of
- * bytes reserved, in ONE 64-bit word, so a reservation always knows which
- * generation it landed in and a recycle is a single store.
- *
- * Reservation (gshmemi_agg_store_step; many producers, device or host):
- *   g = cur[pe]; s = g % nbufs; expected lap L = g / nbufs.
- *   A relaxed look at slot s: lap L-1 and sealed -> the previous occupant of
- *   the slot is still in flight: return FULL (back-pressure; the caller
- *   backs off and calls again; nothing is ever dropped). Lap other than L
- *   and L-1 -> generation g is done: CAS cur g -> g+1 and look again.
- *   old = fetch_add(state, rec_size)         (the only hot atomic)
- *     fill(old) + rec <= cap: bytes [fill(old), +rec) are ours in the
- *         generation of lap(old) (whatever g we looked up); write header and
- *         payload with plain stores, then commit (below). The first
- *         reservation (fill(old) == 0) stamps ts = now (seal-by-age).
- *         An exact fit (fill(old) + rec == cap) also closes the buffer: that
- *         writer is its sealer too, S = cap (one add: rec + BIG - S).
- *     fill(old) < cap < fill(old) + rec: our add closed the buffer: we are
- *         its unique SEALER, with size S = fill(old); store sealed = S,
- *         CAS cur past this generation, add BIG - S to committed (below),
- *         then retry our record on the next buffer.
- *     fill(old) >= cap: already sealed; CAS cur past g; retry.
- *   Seal by age (gshmemi_agg_flush_slot; the flusher: engine thread or a
- *   device call): a slot with 0 < fill < cap and now - ts >= max_wait (or
- *   force) is sealed by CAS state (lap, f) -> (lap, f + cap), size S = f.
- *   The CAS fails if any reservation raced it; the flusher just looks again
- *   next round. Empty buffers are never sealed.
- *
- * Commit and send: committed counts bytes written. Each writer adds its
- * record size after its stores (acq_rel); the sealer adds BIG - S once.
- * The sum reaches exactly BIG = 2^62 only after the seal AND every reserved
- * byte was written, and exactly one add observes the result BIG: that
- * caller (writer, sealer or flusher) gets READY with a descriptor of the
- * buffer (pe, slot, data, S) and must send it. Nobody ever waits for another
- * thread's commit (no spin on a warp- or wavefront-mate: no SIMT deadlock).
- * Send hook: the core holds no function pointer (device data path); the
- * caller sends READY buffers (host test: a queue to a "network" thread;
- * real system: put-with-signal into the target's receive ring, or P2P
- * stores) and, once the target has applied it and the buffer may be
- * overwritten, calls gshmemi_agg_release(): committed, sealed and ts are
- * reset, then ONE release store sets state = (lap + 1) << 40 (open, empty,
- * next generation G + nbufs of that slot).
- *
- * Exactly once: within one lap the fill word only grows, so the fetch_adds
- * give disjoint byte ranges; the successful ones are exactly those ordered
- * before the first add that reached cap (or the flusher's CAS), whose
- * reservations sum to S. Hence the writers commit exactly S bytes and the
- * counter hits BIG once: one send per generation, containing every record
- * reserved in it. A store that did not reserve (sealed, FULL, sealer) holds
- * no bytes and retries, so every record is in exactly one sent buffer. The
- * slot is reopened only by release() after the send, so no record is
- * overwritten before delivery, and the release store / acq_rel fetch_add
- * pair orders the reset of committed before any new reservation.
- * Bounds: fill <= 2 * cap + (concurrent producers) * (max record) < 2^40.
- * Laps compare modulo 2^24 (a producer would have to stall for 16M laps of
- * one slot to be confused).
- * Clock: `now` is the caller's (ns; device: globaltimer / wall clock);
- * the producer's ts and the flusher's now must come from the same clock.
- */
+/* agg_buf.h: the producer side of the small-message aggregator, for CUDA,
+ * HIP and plain C (through ../ring/port.h). Bodies: impl/agg_buf_impl.h;
+ * receive side: agg_apply.h. A record is an 8-byte header (offset:40 |
+ * len:16 | magic:8) and its payload padded to 8 bytes, packed from byte 0
+ * of a buffer. Each destination has nbufs buffers; one 64-bit word per
+ * buffer (lap << 40 | fill) takes reservations by fetch_add. The producer
+ * whose record does not fit seals the buffer (or a flusher seals it by
+ * age), and the one add that completes `committed` (BIG = 2^62) returns
+ * READY: that caller sends the buffer, then release() reopens it. Nobody
+ * waits for another's commit. Exactly-once argument: docs/DESIGN.md#exactly-once. */
 #ifndef GSHMEMI_AGG_BUF_H
 #define GSHMEMI_AGG_BUF_H
 

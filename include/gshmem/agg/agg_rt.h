@@ -1,61 +1,13 @@
-/* agg_rt.h: the aggregator's runtime protocol, on top of agg_buf.h (send
- * buffers), agg_apply.h (apply) and the queue path's rings (include/gshmem/ring/sq.h,
- * include/gshmem/impl/gshmem_dev_queue.h). Header-only and portable: the device
- * API (include/gshmem/impl/gshmem_dev_agg.h), the library's service kernel
- * (src/api/agg/agg_cuda.cu) and the host side (src/api/agg: host-engine mode for
- * tests, the service thread) all run this code. Bodies:
- * impl/agg_rt_impl.h.
- *
- * DESIGN
- *
- * Memory of one aggregator (one zeroed symmetric allocation, offsets in
- * gshmemi_agg_rt_t; N PEs, K buffers per destination, B bytes a buffer):
- *   send  [N][K][B]   this PE's buffers to each destination (agg_buf.h)
- *   recv  [N][K][B]   receive ring: slot (s, k) holds buffer k of source s
- *   rsig  [N][K] u64  receive signals: (s, k) = S << 32 | tag
- *   ack   [N][K] u64  acknowledgements: (t, k) = the rsig value target t
- *                     applied for our buffer k
- * and private control (also in that block, never touched remotely):
- * agg_buf.h's slots [N][K] and cur [N], rx_state [N][K] (tag of the last
- * claimed receive), inflight [N][K] (tag of the send in flight, 0: none).
- *
- * One buffer generation, send buffer k of this PE to target t:
- *   1. sealed and complete (agg_buf.h: by size, by age or by a flush): the
- *      one caller that got READY stores inflight = tag (tag = lap + 1, 1 ..
- *      2^24) and posts ONE put-with-signal on the queue: the S bytes go to
- *      recv (me, k) at t, then rsig (me, k) at t := S << 32 | tag (the
- *      engine delivers the signal after the data).
- *   2. at t, a drainer (the service kernel or thread, gshmem_agg_drain, a
- *      producer waiting for room) sees that rsig (s, k) holds the tag after
- *      rx_state (s, k) and claims it with a CAS of rx_state from the one
- *      to the other (exactly one claimer per tag; a drainer that read the
- *      signal long ago cannot claim a generation again: its tag is not the
- *      successor of rx_state any more),
- *      validates and applies the records (agg_apply.h), fences, and posts
- *      a SIGNAL that sets ack (t, k) at s to the rsig value.
- *   3. at s, a releaser (service, store, flush) sees ack (t, k) == inflight
- *      (t, k), takes it with a CAS inflight -> 0 (exactly one releaser),
- *      and reopens the send slot for its next lap (agg_buf.h release).
- * The receive slot (s, k) is written again only after the ack, i.e. after
- * the apply read it, and the send slot only after the release; so the
- * receive ring of (s, t) has exactly K slots and a full ring IS the
- * back-pressure: agg_buf.h answers FULL while every buffer to t is in
- * flight, and the store waits (helping: release, drain), never drops.
- * Exactly once: agg_buf.h sends every record in exactly one generation,
- * rx_state's CAS applies each generation once, inflight's CAS releases it
- * once. Tags run 1 .. 2^24 and wrap; only consecutive generations of one
- * slot are compared (at most one is unapplied at a time).
- *
- * Flush of (t, k): remember the slot's lap L0; until the lap moved past L0
- * or the slot is open and empty at L0: force-seal it when it holds records
- * (send), else help (release, drain) and back off. A record stored before
- * the flush is in a generation <= L0 of some slot, and a lap moves on only
- * through a release, i.e. after the target applied it.
- *
- * Errors: functions return 0 or a negative gshmem_status_t; the caller
- * reports (device: printf + trap; host: log). Waits are bounded by
- * rt->timeout_ns (GSHMEM_ERR_TIMEOUT).
- */
+/* agg_rt.h: the aggregator's runtime protocol on top of agg_buf.h (send
+ * buffers), agg_apply.h (apply) and the queue path's rings, run by the
+ * device API (include/gshmem/impl/gshmem_dev_agg.h), the service kernel
+ * (src/api/agg/agg_cuda.cu) and the host side (src/api/agg). Bodies:
+ * impl/agg_rt_impl.h. A READY buffer goes as one put-with-signal into the
+ * target's receive slot (me, k); a drainer there claims it (CAS), applies
+ * it and acks with a signal; the source releases the slot when the ack
+ * matches. Layout, flush and exactly-once: docs/DESIGN.md#the-aggregator.
+ * Functions return 0 or a negative gshmem_status_t; waits are bounded by
+ * rt->timeout_ns (GSHMEM_ERR_TIMEOUT); the caller reports. */
 #ifndef GSHMEMI_AGG_RT_H
 #define GSHMEMI_AGG_RT_H
 

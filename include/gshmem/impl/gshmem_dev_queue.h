@@ -1,63 +1,10 @@
-/* gshmem_dev_queue.h: the queue path of the device API (device producer side)
- * and the protocol it shares with the proxy engine (src/engine).
- *
+/* gshmem_dev_queue.h: the queue path of the device API (device producer
+ * side) and the protocol it shares with the proxy engine (src/engine).
  * The top half is plain C (the engine includes it); the bottom half is the
  * device producer, compiled in the device pass only (CUDA; HIP compile
- * check) (included by gshmem_dev_common.h).
- *
- * PROTOCOL (on top of include/gshmem/ring/sq.h's ring and WQE)
- *
- * Channels: GSHMEMI_QUEUE_CHANNELS rings of GSHMEMI_QUEUE_CAPACITY slots; a
- * thread uses the ring of its block (linear block index modulo the count),
- * so all entries of one thread are in one ring, in the order it posted them.
- * The device state's `channels` points to a gshmemi_queue_t in device
- * memory (NULL when no engine runs: every PE is reached by load/store).
- *
- * Entries (w0 laddr, w1 roff, w2 value, ctrl: op/flags/aux/pe):
- *   PUT         laddr = local source, roff = remote offset, value = bytes.
- *               F_INLINE: value holds the data itself (8 bytes, 4 with
- *               F_AMO32), laddr unused (the typed p calls).
- *   GET         laddr = local destination, roff, value = bytes.
- *               F_RESULT: the 8 (F_AMO32: 4) bytes go to the entry's result
- *               slot instead, laddr unused (the typed g calls).
- *   PUT_SIGNAL  as PUT, + 1 EXT slot: roff = signal offset, value = signal,
- *               aux = GSHMEM_SIGNAL_SET/ADD. The signal is applied after the
- *               data (the engine fences or completes the data first).
- *   AMO         aux = gshmemi_amo_op_t (SET, ADD, FETCH, FETCH_ADD, SWAP,
- *               CSWAP); roff = target offset (aligned); value = operand
- *               (CSWAP: the compare value, + 1 EXT slot whose value is the
- *               new value); F_AMO32: 4-byte word, else 8. Fetching kinds
- *               return the old value through the entry's result slot.
- *   SIGNAL      aux = GSHMEM_SIGNAL_SET/ADD on the uint64 at roff, value.
- *   FENCE       order everything before it (in the engine) before what
- *               follows; pe unused. Any entry with F_FENCE does the same.
- *   QUIET, NOP  engine quiet / nothing (not posted by the device API).
- * Local addresses (laddr) must lie in the local symmetric heap or in a
- * region registered with gshmem_register: the engine validates every
- * entry (op, flags, PE, both ranges) and never executes a malformed one.
- *
- * Completion: entries [0, completed) of a ring are complete: puts and AMOs
- * delivered and visible at the target, gets' data in place, fetched values
- * in their result slots. The engine advances `completed` in index order
- * (after a transport quiet for non-blocking operations), in batches, and
- * whenever it goes idle.
- *
- * Result slots: results[ch * capacity + (idx & (capacity - 1))] holds the
- * value fetched by entry idx of channel ch (8 bytes, 4-byte values
- * zero-extended). The engine writes a slot only when its `busy` word is 0,
- * then sets busy = 1 before completing the entry; the posting thread reads
- * the value once the entry is complete and stores busy = 0 (release). So a
- * later entry that maps to the same slot can never overwrite a value
- * before its reader took it. Slots are pinned host memory mapped into the
- * GPU.
- *
- * Error state: when the engine finds a malformed entry (or a transport call
- * fails) it logs it (op, PE, offset, size, channel, slot), stores its
- * negative gshmem_status_t in every ring's `status`, and stops executing
- * entries (it still consumes them, so no producer blocks on a full ring).
- * Device calls on the queue path then print the status and trap;
- * gshmemx_queue_status() returns it without trapping.
- */
+ * check), included by gshmem_dev_common.h.
+ * Protocol (channels, entry kinds and fields, completion, result slots,
+ * error state): docs/DESIGN.md, "The queue protocol". */
 #ifndef GSHMEMI_DEV_QUEUE_H
 #define GSHMEMI_DEV_QUEUE_H
 #define GSHMEMI_DEV_HAVE_QUEUE 1

@@ -1,28 +1,13 @@
-/* port.h: the portability layer of the device code. Header-only.
- *
- * One source, three compilers:
- *   - CUDA (nvcc, sm_70+): device pass (__CUDA_ARCH__) uses inline PTX with
- *     .sys scope (generic addressing, so a pointer may point to device memory
- *     or to host-pinned mapped memory);
- *   - HIP (hipcc): device pass (__HIP_DEVICE_COMPILE__) uses the
- *     __hip_atomic_* builtins with __HIP_MEMORY_SCOPE_SYSTEM;
- *   - host (gcc/clang as C11/gnu11 or C++, and the host pass of nvcc/hipcc):
- *     GCC __atomic builtins.
- *
- * Everything works on naturally aligned uint32_t / uint64_t words and is
- * system scope: the other side may be a CPU thread or another GPU.
- *
- *   gshmemi_atomic_load_{relaxed,acquire,seq_cst}_{u32,u64}(p)
- *   gshmemi_atomic_store_{relaxed,release,seq_cst}_{u32,u64}(p, v)
- *   gshmemi_atomic_fetch_add_{relaxed,acq_rel}_{u32,u64}(p, v) -> old value
- *   gshmemi_atomic_cas_{u32,u64}(p, expected, desired) -> old value
- *       (acq_rel on success, acquire on failure; it succeeded iff
- *        old == expected)
- *   gshmemi_fence_system()          full (seq_cst) system-scope fence
- *   gshmemi_backoff(&state)         one round of a spin-wait back-off:
- *       device: nanosleep growing from 64 ns to ~2 us; host: sched_yield()
- *       (host spinners must yield: the engine may share a core with them).
- */
+/* port.h: the portability layer of the device code. Header-only. One
+ * source, three compilers: CUDA device pass (inline PTX, .sys scope), HIP
+ * device pass (__hip_atomic_* at system scope), every host pass (GCC
+ * __atomic builtins). All on naturally aligned uint32_t / uint64_t words,
+ * system scope (the other side may be a CPU thread or another GPU):
+ *   gshmemi_atomic_{load,store}_{relaxed,acquire|release,seq_cst}_{u32,u64},
+ *   gshmemi_atomic_fetch_add_{relaxed,acq_rel}_{u32,u64} and _cas_{u32,u64}
+ *   (return the old value; CAS acq_rel, acquire on failure),
+ *   gshmemi_fence_system(), gshmemi_backoff(&state) (one round of a spin
+ *   wait: device sleeps, host sched_yield). See docs/DESIGN.md#the-queue-protocol. */
 #ifndef GSHMEMI_DEVICE_PORT_H
 #define GSHMEMI_DEVICE_PORT_H
 

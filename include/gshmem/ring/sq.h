@@ -1,73 +1,13 @@
 /* sq.h: the submission/completion ring between GPU (or host) producers and
- * the proxy engine. Header-only; the same source compiles for CUDA, HIP and
- * plain C (host tests, the engine). Bodies: impl/sq_impl.h (producer) and
- * impl/sq_consumer_impl.h (consumer).
- *
- * DESIGN
- *
- * A ring is multi-producer (any number of device or host threads) and
- * single-consumer (the engine thread). It holds `capacity` (a power of two)
- * fixed-size 32-byte WQEs. Entry i (a 64-bit index that never wraps) lives
- * in slot i & (capacity - 1) during lap i >> log2(capacity).
- *
- * Memory layout (separate pointers, never one allocation assumed):
- *   slots, tail, completed, status   host-pinned memory mapped into the GPU
- *                                    (the engine polls slots and writes the
- *                                    counters without touching the GPU);
- *   head, cache                      device memory (only producers touch
- *                                    them; the engine never reads them).
- * `cache` (gshmemi_ring_cache_t) holds the producers' copies of tail,
- * completed and status plus a try-lock token: waiting producers poll the
- * copies in device memory, and only the one thread that wins the token reads
- * the three host words and refreshes the copies. So
- * thousands of waiting threads cost the bus one read at a time per ring
- * (measured on an H200, 135k producer threads, 4 rings of 1024: 0.3-0.4 M
- * msg/s when every waiter read host memory, 3.7-6.7 M msg/s with the token). The token is never waited for (a loser
- * just backs off and looks at the copies again), so it cannot deadlock a
- * warp or wavefront.
- * In the host build every one of them is ordinary memory. Keep each counter
- * on its own 128-byte line (false sharing). Pointers in the descriptor are
- * the addresses producers use (cudaHostGetDevicePointer; the same value as
- * the host's under UVA); the consumer's copy may hold host addresses.
- *
- * Ownership without a valid array: word 3 of a WQE (ctrl) holds op, flags,
- * aux, an 8-bit LAP field and the PE. A producer writes words 0..2 with
- * plain stores, then ctrl with ONE release store (the doorbell). Entry i is
- * valid when ctrl.lap == (uint8_t)((i >> log2cap) + 1); zeroed memory
- * (lap 0) is never valid in lap 0, and a stale entry of the previous lap
- * always differs by one.
- *
- * Producer (gshmemi_ring_post = reserve + wait_space + write):
- *   1. idx = fetch_add(head, n)            (n consecutive slots, n >= 1)
- *   2. while idx + n - capacity > cache.tail:         (ring looks full)
- *          refresh (token winner: acquire-load tail, release-store it into
- *          cache.tail); back off (nanosleep / sched_yield); never drop.
- *      The acquire on tail and the release/acquire on cache.tail carry the
- *      engine's "I have copied slot s out" to the producer that reuses s.
- *   3. write words 0..2 (plain), release-store ctrl with the lap of idx.
- * Consumer (the engine thread, host C):
- *   poll slot tail & mask with an acquire load of ctrl; when the lap
- *   matches, copy the entry out and advance the private tail. The consumed
- *   tail is published (release) every `batch` entries and whenever the
- *   ring is found empty, so producers blocked on a full ring always
- *   progress. The CQ side is a `completed` counter: the number of entries,
- *   from index 0, whose operations are complete (the engine advances it in
- *   index order), published (release) in batches and when idle. Engine
- *   contract: call gshmemi_ring_flush() whenever it has nothing to do
- *   (completions that arrive after the last empty poll are otherwise held
- *   back until the next batch, and a quiet would wait for them).
- * Quiet: after posting entry idx, a producer waits until completed > idx
- *   (i.e. >= idx + 1), through cache.completed and the same refresh.
- * Errors: `status` (host-pinned) is 0 while the engine is healthy; the
- *   engine stores a negative gshmem_status_t there on a fatal error, and
- *   every producer spin loop returns that code (seen through cache.status)
- *   instead of hanging.
- * Multi-slot entries: an op that needs more than 32 bytes (PUT_SIGNAL, CAS)
- *   reserves n slots at once; the continuation slots carry op EXT and the
- *   consumer reads them as the next entries.
- * Channels: an array of rings (one per group of blocks); the caller picks
- *   one with gshmemi_channel_ring() (e.g. from blockIdx / group size).
- */
+ * the proxy engine, for CUDA, HIP and plain C. Bodies: impl/sq_impl.h
+ * (producer), impl/sq_consumer_impl.h (consumer). Multi-producer, single
+ * consumer; `capacity` (a power of two) 32-byte WQEs, entry i in slot
+ * i & (capacity - 1). A producer reserves with one atomic add on `head`,
+ * waits while the ring is full (never drops), writes words 0..2, then ctrl
+ * with the lap in one release store (the doorbell). The consumer publishes
+ * `tail` and `completed` in batches and when idle; a nonzero `status` is
+ * the engine's error, returned by every producer wait. Layout, lap rule,
+ * producers' cache, ordering: docs/DESIGN.md#the-queue-protocol. */
 #ifndef GSHMEMI_DEVICE_SQ_H
 #define GSHMEMI_DEVICE_SQ_H
 
@@ -204,7 +144,8 @@ GSHMEMI_HD int gshmemi_ring_poll(gshmemi_ring_consumer_t *c, gshmemi_wqe_t *wqe_
                                  uint64_t *idx_p);
 /* Entries [0, upto) are complete (monotonic; upto <= c->tail). */
 GSHMEMI_HD void gshmemi_ring_complete(gshmemi_ring_consumer_t *c, uint64_t upto);
-/* Publish tail and completed now. */
+/* Publish tail and completed now. The engine calls it whenever it has
+ * nothing to do (completions after the last empty poll wait otherwise). */
 GSHMEMI_HD void gshmemi_ring_flush(gshmemi_ring_consumer_t *c);
 /* Fatal engine error: producers' waits return code (negative status). */
 GSHMEMI_HD void gshmemi_ring_set_error(gshmemi_ring_consumer_t *c, int code);

@@ -1,61 +1,13 @@
-/* ofi_am_source.c: the ofi transport's active-message path, for a CUDA heap when no
- * provider can register GPU memory (no FI_HMEM: libfabric's shm and
- * tcp;ofi_rxm here). Nothing touches the heap remotely: each PE sends
- * active messages and the TARGET applies them to its own heap.
- *
- * Wire: one FI_MSG message = a 64-byte header (ofi_am_hdr_t) + payload,
- * at most OFI_AM_CHUNK (64 KiB) of payload; larger puts and gets are
- * split into chunks. Types: PUT (offset, data), GET (offset, length),
- * AMO (op, type, operands; reply wanted or not), REPLY (GET data or the
- * AMO's old value, and a status), ACK (count of applied requests).
- *
- * Source side (any thread; ofi_am_source.c):
- *  - a request (PUT/GET/AMO) takes the next sequence number of its target
- *    and waits while OFI_AM_WINDOW requests to that target are not yet
- *    acknowledged (flow control: the target's receive buffers are never
- *    overrun by one source; progress is driven while waiting);
- *  - PUT copies the source into a registered pinned send buffer (D2H with
- *    cudaMemcpyAsync on a private stream when the source is device memory,
- *    told by cudaPointerGetAttributes) and sends it (fi_inject when it fits
- *    the provider's inject size). put and put_nbi both return once the
- *    source is copied: the source may be reused; they complete at quiet;
- *  - GET and blocking AMOs send a header-only request naming an op of the
- *    arena; the REPLY completes that op, copying into the destination
- *    (cudaMemcpyAsync + sync when it is device memory). get waits for its
- *    replies; get_nbi's complete at quiet. Blocking set/add also wait for
- *    their reply (sent once the update is visible);
- *  - amo_nbi (signals) is a request without reply: ordered after every
- *    earlier request to that PE by the sequence numbers, so after_fence
- *    costs nothing; fence is a no-op on this path;
- *  - quiet: waits for the nbi gets, then until every target has
- *    acknowledged every request this PE sent it (ACKs are sent only after
- *    the applies are visible: OpenSHMEM's "complete at the target"), then
- *    for the send buffers. An ACK carries the first failure of an apply at
- *    the target (e.g. an out-of-heap offset), which quiet returns.
- *
- * Target side (ofi_am_target.c), whichever thread drives progress (the progress
- * thread, or a caller's wait loop); one at a time (a trylock around the
- * CQ) so requests are applied in order:
- *  - receive buffers (registered pinned host memory, n_pes * WINDOW + 32,
- *    capped at the provider's rx queue size) are posted at init;
- *  - requests of one source are applied in sequence order (the provider's
- *    FI_ORDER_SAS is asked for; one that arrives early waits in a stash);
- *  - PUT: cudaMemcpyAsync H2D into the heap on one private non-blocking
- *    stream; AMO: gshmemi_cuda_amo (a system-scope atomic kernel) on the
- *    same stream, so a signal after data is applied after the data, and
- *    AMOs are atomic with each other and with GPU-side atomics; GET: D2H on
- *    that stream (after everything before it), then the receive buffer
- *    itself is sent back as the REPLY;
- *  - at the end of each progress pass: one stream synchronize, then the
- *    buffers are reposted and each source owed one gets an ACK (fi_inject)
- *    with its applied count. A send or repost that meets -FI_EAGAIN is
- *    retried at the next pass; nothing is dropped.
- *  - requests to this PE itself travel the same way (a message to its own
- *    address): all AMOs on a word take one path, the target's stream.
- *
- * Memory operations are in ofi_am_mem.c; on a host heap
- * (gshmemi_ofi_force_am) they are memcpy and CPU atomics, so the whole
- * protocol runs in tests without a GPU. Built only with GSHMEM_HAVE_CUDA. */
+/* ofi_am_source.c: the ofi transport's active-message path, for a CUDA
+ * heap when no provider can register GPU memory (no FI_HMEM: libfabric's
+ * shm and tcp;ofi_rxm here): setup, and the source side of each request.
+ * Nothing touches a heap remotely: each PE sends FI_MSG messages (a 64-byte
+ * ofi_am_hdr_t + at most OFI_AM_CHUNK of payload) and the TARGET applies
+ * them to its own heap in per-source sequence order (ofi_am_target.c; the
+ * memory operations are in ofi_am_mem.c, memcpy and CPU atomics on a host
+ * heap with gshmemi_ofi_force_am, so CI runs the protocol without a GPU).
+ * Flow control, ordering, replies, acknowledgements and quiet:
+ * docs/DESIGN.md, "Data paths", ofi active messages. CUDA builds only. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
-/* agg_apply_impl.h: bodies of the aggregator's receive side (see
- * ../agg_apply.h). Included by agg_apply.h only. */
+/* agg_apply_impl.h: bodies of the aggregator's receive side (contracts:
+ * ../agg_apply.h; design: docs/DESIGN.md#the-aggregator). Included by
+ * agg_apply.h only. */
 #ifndef GSHMEMI_AGG_APPLY_IMPL_H
 #define GSHMEMI_AGG_APPLY_IMPL_H
 

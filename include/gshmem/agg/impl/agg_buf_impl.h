@@ -1,5 +1,6 @@
-/* agg_buf_impl.h: bodies of the aggregator's producer side (see ../agg_buf.h
- * for the design and the exactly-once argument). Included by agg_buf.h only. */
+/* agg_buf_impl.h: bodies of the aggregator's producer side (contracts:
+ * ../agg_buf.h; the design and the exactly-once argument:
+ * docs/DESIGN.md#the-aggregator). Included by agg_buf.h only. */
 #ifndef GSHMEMI_AGG_BUF_IMPL_H
 #define GSHMEMI_AGG_BUF_IMPL_H
 

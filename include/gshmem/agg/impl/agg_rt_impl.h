@@ -1,5 +1,6 @@
-/* agg_rt_impl.h: bodies of the aggregator's runtime protocol (see
- * ../agg_rt.h for the design). Included by agg_rt.h only. */
+/* agg_rt_impl.h: bodies of the aggregator's runtime protocol (contracts:
+ * ../agg_rt.h; design: docs/DESIGN.md#runtime-protocol-agg_rth). Included
+ * by agg_rt.h only. */
 #ifndef GSHMEMI_AGG_RT_IMPL_H
 #define GSHMEMI_AGG_RT_IMPL_H
 

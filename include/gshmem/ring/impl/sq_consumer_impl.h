@@ -1,6 +1,6 @@
-/* sq_consumer_impl.h: consumer (engine) side of the SQ/CQ ring (see ../sq.h).
- * Runs on the host; compiled for the device too, harmlessly. Included by
- * sq.h only. */
+/* sq_consumer_impl.h: consumer (engine) side of the SQ/CQ ring (contracts:
+ * ../sq.h; design: docs/DESIGN.md#the-queue-protocol). Runs on the host;
+ * compiled for the device too, harmlessly. Included by sq.h only. */
 #ifndef GSHMEMI_DEVICE_SQ_CONSUMER_IMPL_H
 #define GSHMEMI_DEVICE_SQ_CONSUMER_IMPL_H
 

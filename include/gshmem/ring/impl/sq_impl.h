@@ -1,5 +1,5 @@
-/* sq_impl.h: producer side of the SQ/CQ ring (see ../sq.h for the design).
- * Included by sq.h only. */
+/* sq_impl.h: producer side of the SQ/CQ ring (contracts: ../sq.h; design:
+ * docs/DESIGN.md#the-queue-protocol). Included by sq.h only. */
 #ifndef GSHMEMI_DEVICE_SQ_IMPL_H
 #define GSHMEMI_DEVICE_SQ_IMPL_H
 
