@@ -116,8 +116,8 @@ static int gshmemi_init_apply_log(const gshmemi_config_t *cfg)
     return GSHMEM_SUCCESS;
 }
 
-/* GSHMEM_HEAP: auto, host or cuda. auto means host for now: the CUDA heap
- * becomes the default once the GPU P2P transport exists. */
+/* GSHMEM_HEAP: auto, host or cuda. auto gives a host heap; a program that
+ * uses the device API asks for the GPU heap with GSHMEM_HEAP=cuda. */
 static int gshmemi_init_heap_kind(const gshmemi_config_t *cfg, gshmemi_heap_kind_t *kind_p)
 {
     if (strcasecmp(cfg->heap, "auto") == 0 || strcasecmp(cfg->heap, "host") == 0) {

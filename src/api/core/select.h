@@ -9,8 +9,9 @@ typedef struct gshmemi_tp_list {
     int n;
 } gshmemi_tp_list_t;
 
-/* Parse GSHMEM_TRANSPORTS ("auto" = shm,ofi). Unknown name: CONFIG; a
- * transport not built in (p2p for now): NOT_SUPPORTED. Logs the cause. */
+/* Parse GSHMEM_TRANSPORTS ("auto" = p2p where built, shm, ofi). Unknown
+ * name: CONFIG; a transport not built into this library (p2p without
+ * CUDA): NOT_SUPPORTED. Logs the cause. */
 int gshmemi_select_parse(const char *s, gshmemi_tp_list_t *list_p);
 
 /* Collective: start the listed transports in order until every PE reaches
