@@ -19,8 +19,8 @@
 #include "gshmem/impl/gshmem_dev_queue.h"
 
 /* What the engine sees of the runtime (the api layer fills it: see
- * gshmemi_proxy_env_of). The engine copies it at start; the pointed-to
- * tables must live until gshmemi_proxy_stop. */
+ * gshmemi_proxy_env_of in src/api/core/init.c). The engine copies it at
+ * start; the pointed-to tables must live until gshmemi_proxy_stop. */
 typedef struct gshmemi_proxy_env {
     int my_pe, n_pes;
     int device_queue_only;                /* GSHMEM_DEVICE_QUEUE_ONLY */

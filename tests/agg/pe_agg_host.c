@@ -30,22 +30,13 @@
 #include "gshmem_agg.h"
 #include "pe_check.h"
 #include "api/gshmemi.h"
-#include "api/core/core.h"   /* gshmemi_proxy_env_of, gshmemi_engine_stop */
+#include "api/core/core.h"   /* gshmemi_engine_start_host, _stop */
 #include "engine/proxy.h"
 #include "api/agg/agg.h"
 #include "agg_gen.h"
 
 #define SEED 0x616767ull
 #define ROUNDS 2
-
-
-/* A host engine over the runtime's transports (producers: host threads). */
-static int start_host_engine(void)
-{
-    gshmemi_proxy_env_t env;
-    gshmemi_proxy_env_of(&gshmemi_g, &env);
-    return gshmemi_proxy_start_host(&env);
-}
 
 static int me, npes;
 static gshmem_agg_t *agg;
@@ -233,7 +224,7 @@ int main(int argc, char **argv)
         int rc = gshmem_agg_create(NULL, &x);
         PE_CHECK(rc == GSHMEM_ERR_INVALID_ARG && x == NULL, "create on a host heap: %d", rc);
     } else {
-        int rc = start_host_engine();
+        int rc = gshmemi_engine_start_host();
         PE_CHECK(rc == 0, "host engine: %s", gshmem_strerror(rc));
         if (strcmp(mode, "stress") == 0 && argc == 6)
             mode_stress(argv);

@@ -23,7 +23,7 @@
 
 #include "gshmem.h"
 #include "pe_check.h"
-#include "api/core/core.h"   /* gshmemi_proxy_env_of, gshmemi_engine_stop */
+#include "api/core/core.h"   /* gshmemi_engine_start_host, _stop */
 #include "engine/proxy.h"
 
 #define NT 8          /* producer threads per PE */
@@ -31,15 +31,6 @@
 #define ROUNDS 50     /* put-with-signal rounds */
 #define AMO_N 300     /* AMOs per thread */
 #define BP_N 5000     /* back-pressure: entries from one thread */
-
-
-/* A host engine over the runtime's transports (producers: host threads). */
-static int start_host_engine(void)
-{
-    gshmemi_proxy_env_t env;
-    gshmemi_proxy_env_of(&gshmemi_g, &env);
-    return gshmemi_proxy_start_host(&env);
-}
 
 static gshmemi_queue_t *q;
 static int me, npes, right, left;
@@ -351,7 +342,7 @@ int main(int argc, char **argv)
     PE_CHECK(npes >= 2, "needs 2 PEs or more");
     S = gshmem_calloc(1, sizeof *S);
     PE_CHECK(S != NULL, "gshmem_calloc(%zu)", sizeof *S);
-    int rc = start_host_engine();
+    int rc = gshmemi_engine_start_host();
     PE_CHECK(rc == 0, "gshmemi_proxy_start_host: %s", gshmem_strerror(rc));
     q = gshmemi_proxy_queue();
     gshmem_barrier_all();

@@ -42,11 +42,11 @@ static inline gshmemi_transport_t *gshmemi_amo_tp_of(int pe)
     return gshmemi_transport_amo(gshmemi_g.amo_tp, gshmemi_g.pe_tp, pe);
 }
 
-/* init.c: the proxy engine's view of g (for gshmemi_proxy_start*), and the
- * engine's stop as finalize does it (the aggregator's service first: it
- * posts into the rings). */
-void gshmemi_proxy_env_of(gshmemi_state_t *g, gshmemi_proxy_env_t *env_p);
+/* init.c: the engine's stop as finalize does it (the aggregator's service
+ * first: it posts into the rings); TESTING: an engine over host channels on
+ * the running runtime, whatever the heap (gshmemi_proxy_start_host). */
 void gshmemi_engine_stop(void);
+int gshmemi_engine_start_host(void);
 
 /* A transport call failed inside a public call: fatal naming both. */
 void gshmemi_tp_fatal(const char *call, const gshmemi_transport_t *tp, int rc,

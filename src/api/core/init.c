@@ -26,7 +26,7 @@ gshmemi_state_t gshmemi_g;
 
 /* ---- the proxy engine's view of the runtime ------------------------- */
 
-void gshmemi_proxy_env_of(gshmemi_state_t *g, gshmemi_proxy_env_t *env_p)
+static void gshmemi_proxy_env_of(gshmemi_state_t *g, gshmemi_proxy_env_t *env_p)
 {
     gshmemi_proxy_env_t env = {
         .my_pe = g->my_pe,
@@ -40,6 +40,14 @@ void gshmemi_proxy_env_of(gshmemi_state_t *g, gshmemi_proxy_env_t *env_p)
         .regs = &g->regs,
     };
     *env_p = env;
+}
+
+int gshmemi_engine_start_host(void)
+{
+    gshmemi_proxy_env_t env;
+
+    gshmemi_proxy_env_of(&gshmemi_g, &env);
+    return gshmemi_proxy_start_host(&env);
 }
 
 void gshmemi_engine_stop(void)
