@@ -74,6 +74,10 @@ int gshmemi_proxy_bounce_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int
 
     if (!p->cuda || p->arena == NULL || tp->ops->ptr(tp, pe, off) == NULL)
         return 0;
+    /* the common case, the local heap, without a CUDA call; registered
+     * memory (gshmem_register) is asked about */
+    if (gshmemi_heap_contains(p->env.heap, (const void *)(uintptr_t)laddr, 1))
+        return p->env.heap->kind == GSHMEMI_HEAP_CUDA;
     if (cudaPointerGetAttributes(&a, (const void *)(uintptr_t)laddr) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;

@@ -189,3 +189,24 @@ void gshmemi_proxy_channels_destroy(gshmemi_proxy_t *p)
     p->n_mem = 0;
     p->queue = NULL;
 }
+
+uint64_t gshmemi_proxy_host_take(const gshmemi_queue_t *q, uint32_t ch, uint64_t idx)
+{
+    gshmemi_qresult_t *r = &q->results[(size_t)ch * q->capacity + (idx & (q->capacity - 1))];
+    uint64_t v = __atomic_load_n(&r->value, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
+    return v;
+}
+
+int gshmemi_proxy_host_quiet(const gshmemi_queue_t *q, uint32_t *ch_p)
+{
+    for (uint32_t c = 0; c < q->ch.count; c++) {
+        uint64_t h = __atomic_load_n(q->ch.rings[c].head, __ATOMIC_RELAXED);
+        int rc = h > 0 ? gshmemi_ring_quiet(&q->ch.rings[c], h - 1) : 0;
+        if (rc != 0) {
+            *ch_p = c;
+            return rc;
+        }
+    }
+    return 0;
+}

@@ -4,14 +4,18 @@
  * Loop: a pass takes up to GSHMEMI_PROXY_BURST entries from each ring in
  * turn, validates each (a malformed one is logged with its channel, slot,
  * op, PE, offset and size, fails the engine: every ring's status gets the
- * error, and nothing after it executes) and issues it (exec.c). Entries
+ * error, and nothing after it executes) and issues it (exec.c). A fetching
+ * entry whose result slot still holds the value of the entry a lap earlier
+ * is deferred: the ring waits (other rings go on) and the entry is retried
+ * every pass, so the engine never blocks on a slow reader. Entries
  * complete in index order: at once when nothing non-blocking is in flight,
  * else at the next transport quiet (every GSHMEMI_PROXY_QUIET_NBI
  * non-blocking operations, when half a ring is in flight, and whenever a
  * pass finds every ring empty). An empty pass also publishes the rings'
- * tail and completed counts (idle flush). After GSHMEMI_PROXY_IDLE_SPIN_NS
- * of empty passes the thread sleeps GSHMEMI_PROXY_IDLE_SLEEP_NS per pass,
- * so several PEs sharing cores still progress.
+ * tail and completed counts (idle flush). Empty passes poll without any
+ * system call for GSHMEM_IDLE_SPIN_US, then nap with back-off up to
+ * GSHMEM_IDLE_NAP_US (base/util/idle.h), so several PEs sharing cores
+ * still progress.
  * Stop (finalize): the loop runs until a pass that started after the stop
  * request finds every ring empty, then quiets: nothing posted before
  * finalize is lost. */
@@ -27,13 +31,6 @@
 #endif
 
 static gshmemi_proxy_t *gshmemi_proxy_g;   /* the running engine, or NULL */
-
-static uint64_t proxy_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void proxy_reject(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w,
                          const char *why, int rc)
@@ -61,8 +58,8 @@ static int proxy_poll_ext(gshmemi_proxy_t *p, gshmemi_proxy_chan_t *ch, gshmemi_
         if (spins < 1000)
             continue;
         if (t0 == 0)
-            t0 = proxy_now_ns();
-        if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) && proxy_now_ns() - t0 > 1000000000ull)
+            t0 = gshmemi_now_ns();
+        if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) && gshmemi_now_ns() - t0 > 1000000000ull)
             return 0;
         sched_yield();
     }
@@ -76,58 +73,102 @@ static int proxy_local_ok(void *ctx, const void *addr, size_t n)
     return gshmemi_reg_find(*env->regs, addr, n) != NULL;
 }
 
-/* One entry (and its EXT slot) from ring k. */
-static void proxy_take(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w)
+/* Runs one validated-or-not entry (x: its EXT slot when two). Returns 0
+ * when it was deferred (its result slot is still taken: ch->pend keeps it),
+ * 1 when it was consumed (run, rejected, or skipped after a failure). */
+static int proxy_run(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi_wqe_t *w,
+                     const gshmemi_wqe_t *x)
 {
     gshmemi_proxy_chan_t *ch = &p->chan[k];
-    gshmemi_wqe_t x;
-    uint32_t n = gshmemi_qwqe_slots(w);
     char why[256];
     int rc;
 
-    if (n == 2 && !proxy_poll_ext(p, ch, &x)) {
-        proxy_reject(p, k, idx, w, "its EXT slot never arrived", GSHMEM_ERR_INVALID_ARG);
-        return;
-    }
     if (p->status != 0)
-        return;   /* failed: consume, never execute */
-    rc = gshmemi_proxy_validate(&p->bounds, w, n == 2 ? &x : NULL, why, sizeof why);
+        return 1;   /* failed: consume, never execute */
+    rc = gshmemi_proxy_validate(&p->bounds, w, x, why, sizeof why);
     if (rc != 0) {
         proxy_reject(p, k, idx, w, why, rc);
-        return;
+        return 1;
     }
-    rc = gshmemi_proxy_exec(p, k, idx, w, n == 2 ? &x : NULL);
+    if (gshmemi_proxy_result_busy(p, k, idx, w)) {
+        uint64_t now = gshmemi_now_ns();
+        if (!ch->pend.has) {
+            ch->pend.has = 1;
+            ch->pend.idx = idx;
+            ch->pend.since = now;
+            ch->pend.w = *w;
+            if (x != NULL)
+                ch->pend.x = *x;
+            p->n_pend++;
+        }
+        p->st.deferred++;
+        /* at stop, a reader that never comes (its kernel ended) must not
+         * hold up finalize: past the grace period the slot is overwritten */
+        if (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) ||
+            now - ch->pend.since < GSHMEMI_PROXY_RESULT_GRACE_NS)
+            return 0;
+    }
+    if (ch->pend.has) {
+        ch->pend.has = 0;
+        p->n_pend--;
+    }
+    rc = gshmemi_proxy_exec(p, k, idx, w, x);
     if (rc != 0) {
         gshmemi_proxy_fail(p, rc);
-        return;
+        return 1;
     }
-    ch->executed = idx + n;
+    ch->executed = idx + gshmemi_qwqe_slots(w);
     if (p->nbi_out >= GSHMEMI_PROXY_QUIET_NBI ||
         ch->executed - ch->c.completed >= p->capacity / 2) {
         rc = gshmemi_proxy_quiet(p);
         if (rc != 0)
             gshmemi_proxy_fail(p, rc);
     }
+    return 1;
 }
 
+/* The next entry (and its EXT slot) of ring k: 1 when one was consumed,
+ * 0 when the ring is empty or its first entry is deferred. */
+static int proxy_take(gshmemi_proxy_t *p, uint32_t k)
+{
+    gshmemi_proxy_chan_t *ch = &p->chan[k];
+    gshmemi_wqe_t w, x;
+    uint64_t idx;
+
+    if (ch->pend.has)
+        return proxy_run(p, k, ch->pend.idx, &ch->pend.w,
+                         gshmemi_qwqe_slots(&ch->pend.w) == 2 ? &ch->pend.x : NULL);
+    if (!gshmemi_ring_poll(&ch->c, &w, &idx))
+        return 0;
+    uint32_t n = gshmemi_qwqe_slots(&w);
+    if (n == 2 && !proxy_poll_ext(p, ch, &x)) {
+        proxy_reject(p, k, idx, &w, "its EXT slot never arrived", GSHMEM_ERR_INVALID_ARG);
+        return 1;
+    }
+    return proxy_run(p, k, idx, &w, n == 2 ? &x : NULL);
+}
+
+/* One pass over the channels. The clock is read twice per pass, not per
+ * entry: a pass that took entries adds its time to busy_ns. */
 static unsigned proxy_pass(gshmemi_proxy_t *p)
 {
     unsigned got = 0;
-    for (uint32_t k = 0; k < p->n_chan; k++) {
-        gshmemi_wqe_t w;
-        uint64_t idx;
-        for (int i = 0; i < GSHMEMI_PROXY_BURST && gshmemi_ring_poll(&p->chan[k].c, &w, &idx);
-             i++) {
-            proxy_take(p, k, idx, &w);
+    uint64_t t0 = gshmemi_now_ns();
+    for (uint32_t k = 0; k < p->n_chan; k++)
+        for (int i = 0; i < GSHMEMI_PROXY_BURST && proxy_take(p, k); i++)
             got++;
-        }
+    if (got > 0) {
+        p->st.entries += got;
+        p->st.passes++;
+        p->st.busy_ns += gshmemi_now_ns() - t0;
     }
-    p->st.entries += got;
     return got;
 }
 
-/* Nothing came: complete what is in flight, publish, maybe sleep. */
-static void proxy_idle(gshmemi_proxy_t *p, uint64_t *idle_since)
+/* Nothing came: complete what is in flight, publish, then wait a little
+ * (base/util/idle.h: polls without a system call for GSHMEM_IDLE_SPIN_US,
+ * then naps up to GSHMEM_IDLE_NAP_US). */
+static void proxy_idle(gshmemi_proxy_t *p)
 {
     if (p->status == 0 && p->nbi_out > 0) {
         int rc = gshmemi_proxy_quiet(p);
@@ -137,14 +178,7 @@ static void proxy_idle(gshmemi_proxy_t *p, uint64_t *idle_since)
     gshmemi_proxy_settle(p);
     for (uint32_t k = 0; k < p->n_chan; k++)
         gshmemi_ring_flush(&p->chan[k].c);
-    uint64_t now = proxy_now_ns();
-    if (*idle_since == 0) {
-        *idle_since = now;
-    } else if (now - *idle_since > GSHMEMI_PROXY_IDLE_SPIN_NS) {
-        struct timespec nap = {0, GSHMEMI_PROXY_IDLE_SLEEP_NS};
-        nanosleep(&nap, NULL);
-        p->st.idle_sleeps++;
-    }
+    gshmemi_idle_wait(&p->idle);
 }
 
 /* Transports may set up per-thread resources on first use (the CUDA AMO
@@ -172,7 +206,6 @@ static void proxy_warm_up(gshmemi_proxy_t *p)
 static void *proxy_main(void *arg)
 {
     gshmemi_proxy_t *p = arg;
-    uint64_t idle_since = 0;
 
 #if defined(GSHMEM_HAVE_CUDA)
     if (p->cuda) {
@@ -185,12 +218,12 @@ static void *proxy_main(void *arg)
     for (;;) {
         int stopping = __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE);
         if (proxy_pass(p) > 0) {
-            idle_since = 0;
+            gshmemi_idle_busy(&p->idle);
             gshmemi_proxy_settle(p);
             continue;
         }
-        proxy_idle(p, &idle_since);
-        if (stopping)
+        proxy_idle(p);
+        if (stopping && p->n_pend == 0)
             break;
     }
     return NULL;
@@ -219,6 +252,7 @@ static int proxy_open(const gshmemi_proxy_env_t *env, int cuda)
     p->bounds.heap_size = env->heap->size;
     p->bounds.local_ok = proxy_local_ok;
     p->bounds.ctx = &p->env;
+    gshmemi_idle_init(&p->idle, env->idle_spin_us, env->idle_nap_us);
     GSHMEMI_CHECK_GOTO(gshmemi_proxy_channels_create(p), rc, fail);
     GSHMEMI_CHECK_GOTO(gshmemi_proxy_bounce_init(p), rc, fail_channels);
     rc = pthread_create(&p->thread, NULL, proxy_main, p);
@@ -294,11 +328,16 @@ void gshmemi_proxy_stop(void)
     __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
     if (p->started)
         pthread_join(p->thread, NULL);
-    GSHMEMI_INFO(PROXY_SUBSYS, "proxy: engine stopped: %llu entries, %llu transport quiets, "
-                 "%llu fences, %llu idle sleeps, status %d",
-                 (unsigned long long)p->st.entries, (unsigned long long)p->st.quiets,
+    p->st.idle_sleeps = p->idle.naps;
+    GSHMEMI_INFO(PROXY_SUBSYS, "proxy: engine stopped: %llu entries in %llu passes (%.0f ns "
+                 "per entry busy), %llu transport quiets (%.2f us each), %llu fences, %llu "
+                 "idle naps, %llu deferred fetches, status %d",
+                 (unsigned long long)p->st.entries, (unsigned long long)p->st.passes,
+                 p->st.entries ? (double)p->st.busy_ns / (double)p->st.entries : 0.0,
+                 (unsigned long long)p->st.quiets,
+                 p->st.quiets ? (double)p->st.quiet_ns / 1e3 / (double)p->st.quiets : 0.0,
                  (unsigned long long)p->st.fences, (unsigned long long)p->st.idle_sleeps,
-                 p->status);
+                 (unsigned long long)p->st.deferred, p->status);
     gshmemi_proxy_bounce_fini(p);
     gshmemi_proxy_channels_destroy(p);
     gshmemi_proxy_g = NULL;

@@ -7,8 +7,10 @@
  *   GSHMEMI_PROXY_QUIET_NBI of them and whenever it goes idle. Only then do
  *   their entries count as complete (visible at the target).
  * - g (GET + RESULT) and fetching AMOs are blocking: the value goes to the
- *   entry's result slot (after waiting for the slot's previous value to be
- *   taken), and the entry completes with the entries before it.
+ *   entry's result slot, and the entry completes with the entries before
+ *   it. The engine runs such an entry only once the slot's previous value
+ *   (a ring lap earlier) was taken: until then it defers it (engine.c),
+ *   it never waits for a slot.
  * - FENCE (op or flag): a transport fence when everything in flight went
  *   through one transport, else a quiet (two transports cannot be ordered
  *   with each other otherwise).
@@ -20,10 +22,7 @@
  * Operands of non-blocking calls and inline data live in the ring's operand
  * words, indexed by slot: an entry's operand word is reused capacity entries
  * later, and the engine quiets before half a ring is in flight. */
-#define _GNU_SOURCE
-#include <sched.h>
 #include <string.h>
-#include <time.h>
 
 #include "proxy_impl.h"
 
@@ -60,6 +59,7 @@ static void proxy_issued(gshmemi_proxy_t *p, gshmemi_transport_t *tp)
 int gshmemi_proxy_quiet(gshmemi_proxy_t *p)
 {
     gshmemi_transport_t *tps = p->env.tps;
+    uint64_t t0 = p->used ? gshmemi_now_ns() : 0;
 
     for (int i = 0; i < p->env.n_tps; i++) {
         if (!(p->used & (1u << i)))
@@ -75,8 +75,10 @@ int gshmemi_proxy_quiet(gshmemi_proxy_t *p)
     int rc = gshmemi_proxy_bounce_sync(p);   /* bounced gets' copies; frees the arena */
     if (rc != 0)
         return rc;
-    if (p->used)
+    if (p->used) {
         p->st.quiets++;
+        p->st.quiet_ns += gshmemi_now_ns() - t0;
+    }
     p->used = 0;
     p->nbi_out = 0;
     gshmemi_proxy_settle(p);
@@ -108,32 +110,31 @@ static int proxy_order(gshmemi_proxy_t *p)
     return GSHMEM_SUCCESS;
 }
 
-/* The result slot of entry idx of ring k, once its previous value was taken. */
+static int proxy_fetching(const gshmemi_wqe_t *w)
+{
+    uint32_t op = gshmemi_wqe_op(w);
+    return (op == GSHMEMI_OP_GET && (gshmemi_wqe_flags(w) & GSHMEMI_WQE_F_RESULT)) ||
+           (op == GSHMEMI_OP_AMO && gshmemi_amo_fetching(gshmemi_wqe_aux(w)));
+}
+
+int gshmemi_proxy_result_busy(gshmemi_proxy_t *p, uint32_t k, uint64_t idx,
+                              const gshmemi_wqe_t *w)
+{
+    if (!proxy_fetching(w))
+        return 0;
+    const gshmemi_qresult_t *r = &p->chan[k].results[idx & (p->capacity - 1)];
+    return gshmemi_atomic_load_acquire_u32(&r->busy) != 0;
+}
+
+/* The result slot of entry idx of ring k (the engine ran it only once the
+ * slot was free, or past the grace period at stop: see engine.c). */
 static gshmemi_qresult_t *proxy_result_slot(gshmemi_proxy_t *p, uint32_t k, uint64_t idx)
 {
-    gshmemi_proxy_chan_t *ch = &p->chan[k];
-    gshmemi_qresult_t *r = &ch->results[idx & (p->capacity - 1)];
-    struct timespec t0, now, nap = {0, 20000};
-
-    if (gshmemi_atomic_load_acquire_u32(&r->busy) == 0)
-        return r;
-    /* its reader waits for completion: publish everything, then wait */
-    int rc = gshmemi_proxy_quiet(p);
-    if (rc != 0)
-        gshmemi_proxy_fail(p, rc);
-    for (uint32_t j = 0; j < p->n_chan; j++)
-        gshmemi_ring_flush(&p->chan[j].c);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (gshmemi_atomic_load_acquire_u32(&r->busy) != 0) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) && now.tv_sec - t0.tv_sec > 2) {
-            GSHMEMI_WARN(PROXY_SUBSYS, "proxy: channel %u slot %llu: the previous fetched "
-                         "value was never taken (kernel ended early?); overwriting it", k,
-                         (unsigned long long)(idx & (p->capacity - 1)));
-            break;
-        }
-        nanosleep(&nap, NULL);
-    }
+    gshmemi_qresult_t *r = &p->chan[k].results[idx & (p->capacity - 1)];
+    if (gshmemi_atomic_load_acquire_u32(&r->busy) != 0)
+        GSHMEMI_WARN(PROXY_SUBSYS, "proxy: channel %u slot %llu: the previous fetched value "
+                     "was never taken (kernel ended early?); overwriting it", k,
+                     (unsigned long long)(idx & (p->capacity - 1)));
     return r;
 }
 
@@ -159,10 +160,13 @@ static int proxy_put(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
     }
     if (n == 0)
         return GSHMEM_SUCCESS;
-    int rc = !(fl & GSHMEMI_WQE_F_INLINE) &&
-                     gshmemi_proxy_bounce_wanted(p, tp, (int)pe, w->roff, w->laddr)
-                 ? gshmemi_proxy_bounce_put(p, tp, (int)pe, w->roff, src, n)
-                 : tp->ops->put(tp, (int)pe, w->roff, src, n, 1);
+    int rc;
+    if (fl & GSHMEMI_WQE_F_INLINE)
+        rc = tp->ops->put_value(tp, (int)pe, w->roff, src, n);
+    else if (gshmemi_proxy_bounce_wanted(p, tp, (int)pe, w->roff, w->laddr))
+        rc = gshmemi_proxy_bounce_put(p, tp, (int)pe, w->roff, src, n);
+    else
+        rc = tp->ops->put(tp, (int)pe, w->roff, src, n, 1);
     if (rc != 0)
         return proxy_tp_fail(p, k, idx, tp, rc, "put", w);
     proxy_issued(p, tp);

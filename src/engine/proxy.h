@@ -30,6 +30,7 @@ typedef struct gshmemi_proxy_env {
     gshmemi_transport_t *const *pe_tp;    /* [n_pes]: transport serving each PE */
     gshmemi_transport_t *amo_tp;          /* NULL: AMOs go through pe_tp */
     gshmemi_reg_t *const *regs;           /* gshmem_register's list (read at use) */
+    long idle_spin_us, idle_nap_us;       /* GSHMEM_IDLE_SPIN_US, _NAP_US (base/util/idle.h) */
 } gshmemi_proxy_env_t;
 
 /* Not collective. With a CUDA heap, when some PE has no load/store mapping
@@ -51,11 +52,22 @@ void gshmemi_proxy_stop(void);
  * engine, host memory for a host one); NULL when no engine runs. */
 gshmemi_queue_t *gshmemi_proxy_queue(void);
 
+/* Host producers (tests, benchmarks: the device producer's side of the
+ * protocol, on the host). take: the value fetched by complete entry idx of
+ * channel ch; frees its result slot. quiet: waits until every ring's
+ * entries up to its head are complete; 0 or the engine's error. */
+uint64_t gshmemi_proxy_host_take(const gshmemi_queue_t *q, uint32_t ch, uint64_t idx);
+int gshmemi_proxy_host_quiet(const gshmemi_queue_t *q, uint32_t *ch_p);
+
 typedef struct gshmemi_proxy_stats {
     uint64_t entries;       /* entries taken from the rings */
     uint64_t quiets;        /* transport quiets issued */
     uint64_t fences;        /* transport fences issued */
-    uint64_t idle_sleeps;
+    uint64_t idle_sleeps;   /* naps once idle past GSHMEM_IDLE_SPIN_US */
+    uint64_t deferred;      /* passes a fetching entry waited for its result slot */
+    uint64_t passes;        /* passes that took at least one entry */
+    uint64_t busy_ns;       /* time in those passes (issuing, and quiets inside them) */
+    uint64_t quiet_ns;      /* time in transport quiets (inside passes or when idle) */
     int status;             /* 0, or the error the engine stopped on */
 } gshmemi_proxy_stats_t;
 

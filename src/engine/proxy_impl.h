@@ -5,14 +5,15 @@
 
 #include <pthread.h>
 #include "proxy.h"
+#include "base/util/idle.h"
 
 #define PROXY_SUBSYS GSHMEMI_SUBSYS_PROXY
 
 #define GSHMEMI_PROXY_BURST 64           /* entries per ring per pass */
-#define GSHMEMI_PROXY_QUIET_NBI 64       /* transport quiet after this many nbi ops */
+#define GSHMEMI_PROXY_QUIET_NBI 256      /* transport quiet after this many nbi ops */
 #define GSHMEMI_PROXY_PUBLISH 32         /* ring consumer publish batch */
-#define GSHMEMI_PROXY_IDLE_SPIN_NS 100000ull  /* poll this long idle, then ... */
-#define GSHMEMI_PROXY_IDLE_SLEEP_NS 20000L    /* ... sleep this long per idle round */
+#define GSHMEMI_PROXY_RESULT_GRACE_NS 2000000000ull  /* stopping: a result slot never
+                                                      * freed is overwritten after this */
 #define GSHMEMI_PROXY_MAX_MEM 32
 
 enum { GSHMEMI_PROXY_MEM_HOST = 0, GSHMEMI_PROXY_MEM_PINNED, GSHMEMI_PROXY_MEM_DEVICE };
@@ -22,6 +23,14 @@ typedef struct gshmemi_proxy_chan {
     gshmemi_qresult_t *results;    /* host view: [capacity] */
     uint64_t *operands;            /* [capacity]: inline data and nbi operands, by slot */
     uint64_t executed;             /* entries [0, executed) were issued */
+    /* a fetching entry taken from the ring whose result slot still holds
+     * the value of the entry a lap earlier: retried on every pass, and the
+     * ring is not polled past it (entries run in ring order) */
+    struct {
+        int has;
+        uint64_t idx, since;
+        gshmemi_wqe_t w, x;
+    } pend;
 } gshmemi_proxy_chan_t;
 
 typedef struct gshmemi_proxy {
@@ -40,6 +49,8 @@ typedef struct gshmemi_proxy {
     uint64_t nbi_out;               /* non-blocking transport ops since the last quiet */
     unsigned used;                  /* bit i: env.tps[i] has such ops in flight */
     gshmemi_proxy_stats_t st;
+    gshmemi_idle_t idle;            /* how the thread waits when a pass finds nothing */
+    int n_pend;                     /* channels with chan[k].pend.has */
     int ready;                      /* set (release) once the thread is warmed up */
     void *bounce_stream;            /* bounce.c: cudaStream_t, non-blocking */
     void *arena;                    /* bounce.c: pinned bounce arena */
@@ -59,6 +70,11 @@ int gshmemi_proxy_exec(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshme
 int gshmemi_proxy_quiet(gshmemi_proxy_t *p);
 /* Entries issued with nothing non-blocking in flight are complete. */
 void gshmemi_proxy_settle(gshmemi_proxy_t *p);
+/* 1 when entry idx of ring k (w) writes a result slot that still holds an
+ * earlier entry's value nobody took yet (the engine must not wait for it:
+ * it defers the entry). */
+int gshmemi_proxy_result_busy(gshmemi_proxy_t *p, uint32_t k, uint64_t idx,
+                              const gshmemi_wqe_t *w);
 /* Stops executing: logs nothing, stores rc in every ring's status. */
 void gshmemi_proxy_fail(gshmemi_proxy_t *p, int rc);
 

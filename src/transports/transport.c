@@ -46,6 +46,12 @@ int gshmemi_transport_select_device(const int *node_of, int my_pe, int n_pes, in
     return GSHMEM_SUCCESS;
 }
 
+int gshmemi_tp_put_value_by_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off,
+                                const void *src, size_t n)
+{
+    return tp->ops->put(tp, pe, dst_off, src, n, 1);
+}
+
 int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p)
 {
     (void)node_of, (void)my_pe, (void)n_pes, (void)device_p;

@@ -40,6 +40,12 @@ typedef struct gshmemi_transport_ops {
                size_t n, int nbi);
     int (*get)(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off,
                size_t n, int nbi);
+    /* Non-blocking put of 1..8 bytes from HOST memory (valid until the next
+     * quiet, as for nbi puts); completes at quiet. For the engine's inline
+     * data: a transport may batch these (p2p does: no CUDA call per put).
+     * Stub: put with nbi (gshmemi_tp_put_value_by_put). */
+    int (*put_value)(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                     size_t n);
     /* Atomic on dt at pe's heap offset off. operand/compare/result point to
      * one dt value each (result NULL for non-fetching ops). Blocking. */
     int (*amo)(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
@@ -97,6 +103,8 @@ static inline gshmemi_transport_t *gshmemi_transport_amo(gshmemi_transport_t *am
 }
 
 /* Stubs for the optional entries. */
+int gshmemi_tp_put_value_by_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off,
+                                const void *src, size_t n);
 int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p);
 void *const *gshmemi_tp_no_peer_bases_device(gshmemi_transport_t *tp);
 

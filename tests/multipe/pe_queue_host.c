@@ -68,24 +68,14 @@ static void wait_t(ticket_t t)
              gshmem_strerror(rc));
 }
 
-static uint64_t take(ticket_t t)
-{
-    gshmemi_qresult_t *r = &q->results[(size_t)t.ch * q->capacity + (t.idx & (q->capacity - 1))];
-    uint64_t v = __atomic_load_n(&r->value, __ATOMIC_RELAXED);
-    __atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
-    return v;
-}
+static uint64_t take(ticket_t t) { return gshmemi_proxy_host_take(q, t.ch, t.idx); }
 
 /* Every ring up to its head (the device quiet). */
 static void quiet_all(void)
 {
-    for (uint32_t c = 0; c < q->ch.count; c++) {
-        uint64_t h = __atomic_load_n(q->ch.rings[c].head, __ATOMIC_RELAXED);
-        if (h > 0) {
-            int rc = gshmemi_ring_quiet(&q->ch.rings[c], h - 1);
-            PE_CHECK(rc == 0, "quiet of ring %u: %s", c, gshmem_strerror(rc));
-        }
-    }
+    uint32_t c = 0;
+    int rc = gshmemi_proxy_host_quiet(q, &c);
+    PE_CHECK(rc == 0, "quiet of ring %u: %s", c, gshmem_strerror(rc));
 }
 
 static uint64_t amo(uint32_t tid, const void *dest, int is32, uint32_t kind, uint64_t v,

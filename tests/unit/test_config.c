@@ -142,8 +142,11 @@ Test(config, defaults)
     cr_assert_str_eq(cfg.bootstrap, "auto");
     cr_assert_str_eq(cfg.transports, "auto");
     cr_assert_eq(cfg.disable_p2p, 0);
+    cr_assert_eq(cfg.p2p_batch, 1);
     cr_assert_str_eq(cfg.ofi_provider, "");
     cr_assert_eq(cfg.timeout, 60);
+    cr_assert_eq(cfg.idle_spin_us, 1000);
+    cr_assert_eq(cfg.idle_nap_us, 50);
     cr_assert_eq(cfg.info, 0);
     cr_assert_eq(cfg.enable_error_checks, 1);
     cr_assert_str_eq(cfg.heap, "auto");
@@ -158,6 +161,7 @@ Test(config, from_env)
     clear_env();
     setenv("GSHMEM_SYMMETRIC_SIZE", "1G", 1);
     setenv("GSHMEM_DISABLE_P2P", "yes", 1);
+    setenv("GSHMEM_P2P_BATCH", "0", 1);
     setenv("GSHMEM_TIMEOUT", "5", 1);
     setenv("GSHMEM_TRANSPORTS", "shm,OFI", 1);
     setenv("GSHMEM_BOOTSTRAP", "LOCAL", 1);
@@ -168,6 +172,7 @@ Test(config, from_env)
     cr_assert_eq(gshmemi_config_load(&cfg), 0);
     cr_assert_eq(cfg.symmetric_size, 1ull << 30);
     cr_assert_eq(cfg.disable_p2p, 1);
+    cr_assert_eq(cfg.p2p_batch, 0);
     cr_assert_eq(cfg.timeout, 5);
     cr_assert_str_eq(cfg.transports, "shm,OFI");
     cr_assert_str_eq(cfg.bootstrap, "LOCAL");
@@ -202,6 +207,8 @@ Test(config, invalid_values_rejected_by_name)
         {"GSHMEM_TIMEOUT", "abc", "expected a decimal integer"},
         {"GSHMEM_TIMEOUT", "0", "> 0"},
         {"GSHMEM_TIMEOUT", "-3", "> 0"},
+        {"GSHMEM_IDLE_SPIN_US", "-1", "microseconds from 0 to 10000000"},
+        {"GSHMEM_IDLE_NAP_US", "0", "microseconds from 1 to 1000000"},
         {"GSHMEM_BOOTSTRAP", "slurm", "auto, local, mpi, pmix, self"},
         {"GSHMEM_HEAP", "gpu", "auto, host, cuda"},
         {"GSHMEM_TRANSPORTS", "p2p,tcp", "p2p, shm, ofi"},

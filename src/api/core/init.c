@@ -38,6 +38,8 @@ static void gshmemi_proxy_env_of(gshmemi_state_t *g, gshmemi_proxy_env_t *env_p)
         .pe_tp = g->pe_tp,
         .amo_tp = g->amo_tp,
         .regs = &g->regs,
+        .idle_spin_us = g->cfg.idle_spin_us,
+        .idle_nap_us = g->cfg.idle_nap_us,
     };
     *env_p = env;
 }

@@ -233,6 +233,16 @@ static int gshmemi_config_validate(gshmemi_config_t *cfg)
         snprintf(v, sizeof(v), "%ld", cfg->timeout);
         return gshmemi_config_reject("TIMEOUT", v, "a number of seconds > 0");
     }
+    if (cfg->idle_spin_us < 0 || cfg->idle_spin_us > 10000000) {
+        char v[32];
+        snprintf(v, sizeof(v), "%ld", cfg->idle_spin_us);
+        return gshmemi_config_reject("IDLE_SPIN_US", v, "microseconds from 0 to 10000000");
+    }
+    if (cfg->idle_nap_us <= 0 || cfg->idle_nap_us > 1000000) {
+        char v[32];
+        snprintf(v, sizeof(v), "%ld", cfg->idle_nap_us);
+        return gshmemi_config_reject("IDLE_NAP_US", v, "microseconds from 1 to 1000000");
+    }
     if (cfg->symmetric_size == 0)
         return gshmemi_config_reject("SYMMETRIC_SIZE", "0", "a size > 0 such as 512M or 2G");
     /* Apply the log settings right away: the rest of init logs with them. */

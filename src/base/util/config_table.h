@@ -14,6 +14,9 @@ GSHMEMI_CFG(string, TRANSPORTS, transports, "auto",
             "comma list in order of preference: p2p, shm, ofi; auto = p2p,shm,ofi")
 GSHMEMI_CFG(bool, DISABLE_P2P, disable_p2p, "0",
             "do not use load/store peer mappings (GPU P2P) even where possible")
+GSHMEMI_CFG(bool, P2P_BATCH, p2p_batch, "1",
+            "p2p: small puts and signals from the engine go through batches (0: a CUDA "
+            "call each)")
 GSHMEMI_CFG(string, OFI_PROVIDER, ofi_provider, "",
             "libfabric provider, e.g. shm, tcp;ofi_rxm, verbs;ofi_rxm (empty: first that fits)")
 GSHMEMI_CFG(int, TIMEOUT, timeout, "60",
@@ -24,6 +27,11 @@ GSHMEMI_CFG(bool, ENABLE_ERROR_CHECKS, enable_error_checks, "1",
 GSHMEMI_CFG(string, HEAP, heap, "auto", "heap memory: auto, host or cuda")
 GSHMEMI_CFG(bool, DEVICE_QUEUE_ONLY, device_queue_only, "0",
             "device calls use the queue path even to load/store peers (testing, benchmarks)")
+GSHMEMI_CFG(int, IDLE_SPIN_US, idle_spin_us, "1000",
+            "the proxy engine and ofi's progress thread poll this many us after their last "
+            "work before they nap (0: nap at once)")
+GSHMEMI_CFG(int, IDLE_NAP_US, idle_nap_us, "50",
+            "their longest nap once idle (naps double from 1 us up to this)")
 GSHMEMI_CFG(size, AGG_BYTES, agg_bytes, "16K",
             "aggregator: bytes of one buffer per destination PE (gshmem_agg_attr_init)")
 GSHMEMI_CFG(int, AGG_BUFS, agg_bufs, "4",

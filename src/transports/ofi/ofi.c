@@ -55,10 +55,28 @@ static int ofi_open_objects(ofi_state_t *s)
     int rc = fi_fabric(s->info->fabric_attr, &s->fabric, NULL);
     if (rc == 0 && (what = "fi_domain"))
         rc = fi_domain(s->fabric, s->info, &s->domain, NULL);
+    /* Without FI_RMA_EVENT the progress thread naps on the CQ's wait fd
+     * (woken by the provider's traffic, tcp's sockets) where it has one. */
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE,
                                  .size = OFI_ARENA_OPS + 64};
-    if (rc == 0 && (what = "fi_cq_open"))
+    s->cq_fd = -1;
+    if (rc == 0 && !s->has_rma_event) {
+        cq_attr.wait_obj = FI_WAIT_FD;
+        if (fi_cq_open(s->domain, &cq_attr, &s->cq, NULL) != 0 ||
+            fi_control(&s->cq->fid, FI_GETWAIT, &s->cq_fd) != 0 || s->cq_fd < 0) {
+            if (s->cq != NULL)
+                (void)fi_close(&s->cq->fid);
+            s->cq = NULL;
+            s->cq_fd = -1;
+            cq_attr.wait_obj = FI_WAIT_NONE;
+        }
+    }
+    if (rc == 0 && s->cq == NULL && (what = "fi_cq_open"))
         rc = fi_cq_open(s->domain, &cq_attr, &s->cq, NULL);
+    if (rc == 0)
+        GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: progress thread naps %s", s->has_rma_event ?
+                      "until the remote-access counter moves or a CQ entry comes" :
+                      s->cq_fd >= 0 ? "on the CQ's wait fd" : "with nanosleep");
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)s->n_pes};
     if (rc == 0 && (what = "fi_av_open"))
         rc = fi_av_open(s->domain, &av_attr, &s->av, NULL);
@@ -68,6 +86,11 @@ static int ofi_open_objects(ofi_state_t *s)
         rc = fi_ep_bind(s->ep, &s->av->fid, 0);
     if (rc == 0 && (what = "fi_ep_bind(cq)"))
         rc = fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV);
+    struct fi_cntr_attr cntr_attr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
+    if (rc == 0 && s->has_rma_event && (what = "fi_cntr_open"))
+        rc = fi_cntr_open(s->domain, &cntr_attr, &s->rcntr, NULL);
+    if (rc == 0 && s->has_rma_event && (what = "fi_ep_bind(remote counter)"))
+        rc = fi_ep_bind(s->ep, &s->rcntr->fid, FI_REMOTE_WRITE | FI_REMOTE_READ);
     if (rc == 0 && (what = "fi_enable"))
         rc = fi_enable(s->ep);
     if (rc != 0) {
@@ -198,6 +221,7 @@ static int ofi_close_all(ofi_state_t *s)
     ofi_am_close(s);   /* its buffers' MRs; the endpoint no longer uses them */
 #endif
     ofi_close_fid(s->av ? &s->av->fid : NULL, "the AV", &rc);
+    ofi_close_fid(s->rcntr ? &s->rcntr->fid : NULL, "the remote-access counter", &rc);
     ofi_close_fid(s->cq ? &s->cq->fid : NULL, "the CQ", &rc);
     ofi_close_fid(s->domain ? &s->domain->fid : NULL, "the domain", &rc);
     ofi_close_fid(s->fabric ? &s->fabric->fid : NULL, "the fabric", &rc);
@@ -234,6 +258,7 @@ static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
     s->n_pes = env->n_pes;
     s->boot = env->boot;
     s->heap = env->heap;
+    gshmemi_idle_init(&s->idle, env->cfg->idle_spin_us, env->cfg->idle_nap_us);
     pthread_mutex_init(&s->free_lock, NULL);
     pthread_mutex_init(&s->reg_lock, NULL);
     memset(&me, 0, sizeof me);
@@ -380,6 +405,7 @@ const gshmemi_transport_ops_t gshmemi_ofi_ops = {
     .finalize = ofi_finalize,
     .put = ofi_rma_put,
     .get = ofi_rma_get,
+    .put_value = gshmemi_tp_put_value_by_put,
     .amo = ofi_amo,
     .amo_nbi = ofi_amo_nbi,
     .fence = ofi_fence,

@@ -23,6 +23,7 @@
 #include "transports/transport.h"
 #include "gshmem_types.h"
 #include "base/util/log.h"
+#include "base/util/idle.h"
 
 #define OFI_API_VERSION FI_VERSION(1, 10)
 #define OFI_SUBSYS GSHMEMI_SUBSYS_TRANSPORT
@@ -85,6 +86,7 @@ typedef struct ofi_state {
     int mr_local, mr_virt, mr_prov_key, mr_endpoint, mr_hmem;
     int has_dc;                   /* FI_DELIVERY_COMPLETE accepted */
     int has_fence;                /* FI_FENCE honoured */
+    int has_rma_event;            /* FI_RMA_EVENT: rcntr counts RMA/atomics aimed at us */
     int has_raw;                  /* read-after-write ordered (flush path) */
     int amo_as_fetch;             /* issue set/add as fetching atomics (shm quirk) */
     int am_mode;               /* active-message path: FI_MSG active messages (ofi_am_source.c) */
@@ -95,6 +97,11 @@ typedef struct ofi_state {
     struct fid_domain *domain;
     struct fid_av *av;
     struct fid_cq *cq;
+    struct fid_cntr *rcntr;       /* remote reads/writes served (NULL without FI_RMA_EVENT) */
+    uint64_t rcntr_seen;          /* its value at the progress thread's last look */
+    uint64_t rcntr_wakes;         /* looks that found it moved (statistics) */
+    int cq_fd;                    /* the CQ's wait fd (FI_WAIT_FD) where there is no
+                                   * rcntr and the provider has one; else -1 */
     struct fid_ep *ep;
     struct fid_mr *heap_mr;
     void *heap_desc;
@@ -122,6 +129,7 @@ typedef struct ofi_state {
 
     unsigned char *own_reach;     /* reach array allocated here, if any */
     pthread_t thread;
+    gshmemi_idle_t idle;          /* the progress thread's waits (base/util/idle.h) */
     int thread_started;
     int stop;                     /* atomic */
 } ofi_state_t;

@@ -113,6 +113,7 @@ static void ofi_info_record(ofi_state_t *s, struct fi_info *info, uint64_t op_fl
     s->has_dc = !!(op_flags & FI_DELIVERY_COMPLETE) &&
                 !!(info->tx_attr->op_flags & FI_DELIVERY_COMPLETE);
     s->has_fence = !!(info->caps & FI_FENCE);
+    s->has_rma_event = !!(info->caps & FI_RMA_EVENT);
     s->has_raw = !!(info->tx_attr->msg_order & (FI_ORDER_RAW | FI_ORDER_RMA_RAW));
     s->max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
     s->inject_size = info->tx_attr->inject_size;
@@ -167,22 +168,28 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
 #ifdef GSHMEM_HAVE_CUDA
     am_only = gshmemi_ofi_force_am;
 #endif
-    /* Best first: FI_FENCE and delivery-complete, then without each. */
+    /* Best first: FI_FENCE and delivery-complete, then without each; each
+     * with FI_RMA_EVENT first (a counter of the RMA and atomics served
+     * here, which tells the progress thread that it has work: the target
+     * of an RMA gets no CQ entry, ofi_progress.c). */
     static const struct { uint64_t caps, flags; } tries[] = {
         {FI_FENCE, FI_DELIVERY_COMPLETE}, {0, FI_DELIVERY_COMPLETE}, {FI_FENCE, 0}, {0, 0}};
-    for (size_t i = 0; i < sizeof tries / sizeof tries[0] && !am_only; i++) {
+    for (size_t i = 0; i < 2 * (sizeof tries / sizeof tries[0]) && !am_only; i++) {
         struct fi_info *info = NULL;
-        if (ofi_try(env, base | tries[i].caps, tries[i].flags, &info) != 0)
+        uint64_t event = i % 2 == 0 ? FI_RMA_EVENT : 0;
+        if (ofi_try(env, base | event | tries[i / 2].caps, tries[i / 2].flags, &info) != 0)
             continue;
-        ofi_info_record(s, info, tries[i].flags);
+        ofi_info_record(s, info, tries[i / 2].flags);
         GSHMEMI_INFO(OFI_SUBSYS, "ofi: provider '%s' (fabric %s, domain %s), mr_mode 0x%x, "
-                     "fence %s, delivery-complete %s, max_msg %zu, inject %zu%s",
+                     "fence %s, delivery-complete %s, max_msg %zu, inject %zu, target "
+                     "activity %s%s",
                      s->prov_name, info->fabric_attr->name, info->domain_attr->name,
                      (unsigned)info->domain_attr->mr_mode,
                      s->has_fence ? "FI_FENCE" : "by waiting for completions",
                      s->has_dc ? "yes" : (s->has_raw ? "no (quiet flushes with a read)"
                                                      : "no (transmit-complete only)"),
                      s->max_msg, s->inject_size,
+                     s->has_rma_event ? "counted (FI_RMA_EVENT)" : "not counted (no FI_RMA_EVENT)",
                      s->amo_as_fetch ? ", set/add sent as fetching atomics" : "");
         if (!s->has_dc && !s->has_raw)
             GSHMEMI_WARN(OFI_SUBSYS, "ofi: provider '%s' offers neither delivery-complete nor "

@@ -2,9 +2,17 @@
  * on completion groups, and the progress thread. The progress thread reads
  * the CQ all the time, which also drives the provider's target side for
  * manual-progress providers (shm, tcp;ofi_rxm): a PE blocked in a socket
- * barrier or computing still serves its peers' reads, writes and atomics. */
+ * barrier or computing still serves its peers' reads, writes and atomics.
+ * When it finds nothing it keeps polling for GSHMEM_IDLE_SPIN_US before it
+ * naps (base/util/idle.h): a peer's next message within that window is
+ * served at once, not after a nap. Work is a CQ entry or, where the
+ * provider offers FI_RMA_EVENT, a step of the counter of RMA and atomics
+ * served for peers (their targets get no CQ entry): without it a PE that
+ * only serves peers would count as idle and nap between their requests
+ * (measured: 8 B put + quiet over ofi/shm, host heap, 114 us with naps). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -12,7 +20,6 @@
 #include "ofi.h"
 
 #define OFI_CQ_BATCH 16
-#define OFI_IDLE_NS 20000L
 
 static const char *ofi_kind_name(ofi_op_kind_t k)
 {
@@ -187,10 +194,38 @@ int ofi_sync_wait(ofi_state_t *s, ofi_sync_t *sync)
     return __atomic_exchange_n(&sync->err, 0, __ATOMIC_ACQ_REL);
 }
 
+/* Naps ns (0: none): on the CQ's wait fd where there is one, so that the
+ * provider's traffic ends the nap at once. */
+static void ofi_nap(ofi_state_t *s, uint64_t ns)
+{
+    if (ns == 0)
+        return;
+    struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    struct fid *f = &s->cq->fid;
+    if (s->cq_fd >= 0 && fi_trywait(s->fabric, &f, 1) == FI_SUCCESS) {
+        struct pollfd pfd = {.fd = s->cq_fd, .events = POLLIN};
+        (void)ppoll(&pfd, 1, &t, NULL);
+        return;
+    }
+    nanosleep(&t, NULL);
+}
+
+/* 1 when peers' RMA or atomics were served here since the last look. */
+static int ofi_served(ofi_state_t *s)
+{
+    if (s->rcntr == NULL)
+        return 0;
+    uint64_t c = fi_cntr_read(s->rcntr);
+    if (c == s->rcntr_seen)
+        return 0;
+    s->rcntr_seen = c;
+    s->rcntr_wakes++;
+    return 1;
+}
+
 static void *ofi_progress_main(void *arg)
 {
     ofi_state_t *s = arg;
-    struct timespec idle = {.tv_sec = 0, .tv_nsec = OFI_IDLE_NS};
 #ifdef GSHMEM_HAVE_CUDA
     int hot = 0;   /* active messages: passes left to stay hot after activity */
     if (s->am)
@@ -198,18 +233,21 @@ static void *ofi_progress_main(void *arg)
 #endif
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         int n = ofi_progress_once(s);
-        if (n > 0)
+        if (n > 0 || ofi_served(s)) {
+            gshmemi_idle_busy(&s->idle);
             continue;
+        }
 #ifdef GSHMEM_HAVE_CUDA
         /* Active messages: multi-step provider protocols (shm's segmented sends)
          * need both sides to progress often; stay hot (yield, no sleep)
          * for a while after activity and while sends are in flight. */
         if (s->am && ofi_am_hot(s, &hot)) {
+            gshmemi_idle_busy(&s->idle);
             sched_yield();
             continue;
         }
 #endif
-        nanosleep(&idle, NULL);
+        ofi_nap(s, gshmemi_idle_next(&s->idle));
     }
     return NULL;
 }
@@ -233,4 +271,8 @@ void ofi_progress_stop(ofi_state_t *s)
     __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
     pthread_join(s->thread, NULL);
     s->thread_started = 0;
+    GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: PE %d: progress thread: %llu remote accesses served "
+                  "(%s), %llu naps", s->my_pe, (unsigned long long)s->rcntr_seen,
+                  s->rcntr != NULL ? "FI_RMA_EVENT counter" : "not counted",
+                  (unsigned long long)s->idle.naps);
 }

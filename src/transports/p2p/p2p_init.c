@@ -50,6 +50,9 @@ static void p2p_priv_free(gshmemi_transport_t *tp)
     if (priv->base_dev != NULL)
         cudaFree(priv->base_dev);
     if (priv->stream != NULL)
+        (void)cudaStreamSynchronize(priv->stream);   /* the batch's kernels are done */
+    p2p_batch_fini(priv);
+    if (priv->stream != NULL)
         cudaStreamDestroy(priv->stream);
     free(priv->base);
     free(priv->opened);
@@ -113,6 +116,12 @@ static int p2p_card_fill(p2p_priv_t *priv, const gshmemi_tp_env_t *env, p2p_card
      * legacy default stream (one may be spinning on the data it brings). */
     if ((e = cudaStreamCreateWithFlags(&priv->stream, cudaStreamNonBlocking)) != cudaSuccess)
         return gshmemi_p2p_cuda_error(e, GSHMEM_ERR_TRANSPORT, "cudaStreamCreate", me);
+    if (env->cfg != NULL && !env->cfg->p2p_batch)
+        GSHMEMI_INFO(P2P_SUBSYS, "p2p: PE %d: GSHMEM_P2P_BATCH=0: a CUDA call per small put "
+                     "and signal", me);
+    else if (p2p_batch_init(priv) != GSHMEM_SUCCESS)
+        GSHMEMI_WARN(P2P_SUBSYS, "p2p: PE %d: no small-op batch: each small put and signal "
+                     "costs a CUDA call", me);
     card->device = dev;
     card->state = 1;
     return GSHMEM_SUCCESS;
@@ -301,6 +310,7 @@ int gshmemi_p2p_finalize(gshmemi_transport_t *tp)
 
     if (priv == NULL)
         return GSHMEM_SUCCESS;
+    rc = p2p_batch_flush(priv);
     if (priv->stream != NULL && (e = cudaStreamSynchronize(priv->stream)) != cudaSuccess)
         rc = gshmemi_p2p_cuda_error(e, GSHMEM_ERR_TRANSPORT, "cudaStreamSynchronize at "
                                     "finalize", priv->my_pe);

@@ -10,9 +10,14 @@
  *     value to a pinned host word and synchronize. The CPU cannot do atomics on GPU memory; these
  *     kernels are atomic with each other and with device-side atomics of
  *     any GPU on the word, which is what hw_atomics = 1 promises;
- *   - fence: nothing to do: a stream runs its work one item after the
- *     other, each complete before the next starts;
- *   - quiet: synchronize the stream.
+ *   - put_value (1..8 host bytes) and amo_nbi (SET/ADD): a record in the
+ *     small-op batch (p2p_batch.cu), no CUDA call each; one kernel
+ *     applies a buffer of them, launched before any other work enters the
+ *     stream and at quiet;
+ *   - fence: a stream runs its work one item after the other, each
+ *     complete before the next starts; inside a batch buffer the next
+ *     record starts an ordered segment;
+ *   - quiet: launch the batch, synchronize the stream.
  * Calls are made on this PE's device; the caller's current device is put
  * back afterwards. AMO results come back through gshmemi_cuda_amo
  * (src/base/heap/heap_cuda_amo.cu). */
@@ -22,8 +27,7 @@
 #include "base/heap/heap_cuda_amo.h"
 #include "p2p_impl.h"
 
-/* Make priv->device current for one operation; *prev_p says what to restore. */
-static void p2p_dev_enter(const p2p_priv_t *priv, int *prev_p)
+void p2p_dev_enter(const p2p_priv_t *priv, int *prev_p)
 {
     int cur = -1;
 
@@ -34,7 +38,7 @@ static void p2p_dev_enter(const p2p_priv_t *priv, int *prev_p)
     (void)cudaGetLastError();
 }
 
-static void p2p_dev_leave(int prev)
+void p2p_dev_leave(int prev)
 {
     if (prev >= 0)
         (void)cudaSetDevice(prev);
@@ -69,6 +73,7 @@ static int p2p_copy(p2p_priv_t *priv, void *dst, const void *src, size_t n, int 
 
     if (n == 0)
         return GSHMEM_SUCCESS;
+    GSHMEMI_CHECK(p2p_batch_flush(priv));   /* the stream keeps issue order */
     p2p_dev_enter(priv, &prev);
     e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, priv->stream);
     if (e == cudaSuccess && !nbi)
@@ -90,6 +95,21 @@ static int p2p_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void
 
     GSHMEMI_CHECK(p2p_addr(tp, pe, dst_off, n, "put", &dst));
     return p2p_copy(tp->priv, dst, src, n, nbi, "put", pe);
+}
+
+/* 1..8 host bytes: a batch record (p2p_batch.cu), no CUDA call. */
+static int p2p_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                         size_t n)
+{
+    p2p_priv_t *priv = tp->priv;
+    unsigned char *dst;
+    uint64_t v = 0;
+
+    GSHMEMI_CHECK(p2p_addr(tp, pe, dst_off, n, "put", &dst));
+    if (priv->batch == NULL || n == 0 || n > sizeof v)
+        return p2p_copy(priv, dst, src, n, 1, "put", pe);
+    memcpy(&v, src, n);   /* little-endian: the first n bytes */
+    return p2p_batch_add(priv, dst, P2P_REC_PUT, v, (uint32_t)n, 0);
 }
 
 static int p2p_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, size_t n,
@@ -135,6 +155,7 @@ static int p2p_amo_issue(p2p_priv_t *priv, int pe, gshmemi_amo_op_t op, gshmemi_
     cudaError_t e = cudaSuccess;
     int prev, rc;
 
+    GSHMEMI_CHECK(p2p_batch_flush(priv));   /* the stream keeps issue order */
     p2p_dev_enter(priv, &prev);
     rc = gshmemi_cuda_amo(addr, op, dt, operand, compare, result, priv->stream);
     if (rc == 0 && wait && result == NULL)
@@ -162,25 +183,34 @@ static int p2p_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi
     return p2p_amo_issue(tp->priv, pe, op, dt, addr, operand, compare, result, 1);
 }
 
-/* Stream order puts it after every earlier put: after_fence costs nothing. */
+/* A batch record (ordered after every earlier one when after_fence), or
+ * without the batch an AMO kernel, which stream order puts after every
+ * earlier put. */
 static int p2p_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op,
                        gshmemi_dtype_t dt, uint64_t off, const void *operand, int after_fence)
 {
+    p2p_priv_t *priv = tp->priv;
     unsigned char *addr;
+    uint64_t v = 0;
 
-    (void)after_fence;
     if (op != GSHMEMI_AMO_SET && op != GSHMEMI_AMO_ADD) {
         GSHMEMI_ERROR(P2P_SUBSYS, "p2p: non-blocking AMO op %d to PE %d: only SET and ADD "
                       "(non-fetching) are allowed", (int)op, pe);
         return GSHMEM_ERR_INVALID_ARG;
     }
     GSHMEMI_CHECK(p2p_amo_target(tp, pe, op, dt, off, operand, NULL, &addr));
-    return p2p_amo_issue(tp->priv, pe, op, dt, addr, operand, NULL, NULL, 0);
+    if (priv->batch == NULL)
+        return p2p_amo_issue(priv, pe, op, dt, addr, operand, NULL, NULL, 0);
+    memcpy(&v, operand, gshmemi_dtype_size(dt));
+    return p2p_batch_add(priv, addr, op == GSHMEMI_AMO_SET ? P2P_REC_SET : P2P_REC_ADD, v,
+                         (uint32_t)gshmemi_dtype_size(dt), after_fence);
 }
 
 static int p2p_fence(gshmemi_transport_t *tp)
 {
-    (void)tp;   /* one in-order stream: already ordered */
+    /* one in-order stream: ordered, except inside a batch buffer */
+    if (tp->priv != NULL)
+        p2p_batch_fence(tp->priv);
     return GSHMEM_SUCCESS;
 }
 
@@ -192,6 +222,7 @@ static int p2p_quiet(gshmemi_transport_t *tp)
 
     if (priv == NULL || priv->stream == NULL)
         return GSHMEM_SUCCESS;   /* serves nothing: nothing was issued */
+    GSHMEMI_CHECK(p2p_batch_flush(priv));
     p2p_dev_enter(priv, &prev);
     e = cudaStreamSynchronize(priv->stream);
     p2p_dev_leave(prev);
@@ -237,6 +268,7 @@ const gshmemi_transport_ops_t gshmemi_p2p_ops = {
     .finalize = gshmemi_p2p_finalize,
     .put = p2p_put,
     .get = p2p_get,
+    .put_value = p2p_put_value,
     .amo = p2p_amo,
     .amo_nbi = p2p_amo_nbi,
     .fence = p2p_fence,

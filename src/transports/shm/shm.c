@@ -502,6 +502,7 @@ const gshmemi_transport_ops_t gshmemi_shm_ops = {
     .finalize = shm_finalize,
     .put = shm_put,
     .get = shm_get,
+    .put_value = gshmemi_tp_put_value_by_put,
     .amo = shm_amo,
     .amo_nbi = shm_amo_nbi,
     .fence = shm_fence,
