@@ -54,6 +54,9 @@ if [ -x "$B/tests/pe/pe_litmus" ]; then
       --error-exitcode 9 "$B/tests/pe/pe_dev_rma"
     run "sanitizer-$tool-litmus" 300 env GSHMEM_HEAP=cuda "$L" -n 2 compute-sanitizer \
       --tool $tool --error-exitcode 9 "$B/tests/pe/pe_litmus" signal 64
+    # the queue path (device producers, engine, p2p small-op batch kernels)
+    run "sanitizer-$tool-queue" 120 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 "$L" -n 2 \
+      compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/pe/pe_litmus" signal 64
   done
   grep -h "violations" "$OUT"/logs/litmus-*.log | sed 's/^/  /'
   grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT"/logs/sanitizer-*.log | sort | uniq -c |

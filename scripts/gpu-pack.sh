@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu-pack.sh [BUILD_DIR]: packs a CUDA build made here for the GPU machine
 # (see ../shared/GPU_MACHINE.md), under the device tool's 64 MiB limit:
-# .gpu/lib gets the Criterion runtime libraries that machine lacks, and
+# .gpu/lib gets the Criterion runtime libraries that machine lacks, .gpu/bin
+# fi_pingpong (the provider anchor of scripts/queue-bench.sh), and
 # .gpu/build.tar.xz the build without its object files (CMakeFiles stays:
 # the install test runs cmake --install). There, in the checkout:
 #   tar -xJf .gpu/build.tar.xz && bash scripts/gpu-check.sh BUILD_DIR
@@ -9,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-gpu}
 [ -f "$B/CMakeCache.txt" ] || { echo "gpu-pack: $B is not a build folder" >&2; exit 2; }
-mkdir -p .gpu/lib
+mkdir -p .gpu/lib .gpu/bin
+command -v fi_pingpong >/dev/null && cp -L "$(command -v fi_pingpong)" .gpu/bin/
 for l in libcriterion.so.3 libgit2.so.1.5 libnanomsg.so.5 libmbedtls.so.14 libmbedx509.so.1 \
          libmbedcrypto.so.7 libhttp_parser.so.2.9 libssh2.so.1; do
   cp -L "/lib/x86_64-linux-gnu/$l" .gpu/lib/

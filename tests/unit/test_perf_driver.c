@@ -194,6 +194,18 @@ Test(perf_driver, random_fill_and_check, .init = cr_redirect_stderr)
     cr_assert_eq(perf_first_diff(a, a, N), N);
 }
 
+/* The CSV file's text into buf (NUL-terminated, not empty), then removes it. */
+static void slurp_and_unlink(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f != NULL, "%s: cannot open", path);
+    size_t got = fread(buf, 1, cap - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    unlink(path);
+    cr_assert(got > 0, "%s: empty", path);
+}
+
 Test(perf_driver, table_and_csv, .init = quiet_io)
 {
     char path[] = "/tmp/gshmem_perf_csv_XXXXXX";
@@ -211,13 +223,31 @@ Test(perf_driver, table_and_csv, .init = quiet_io)
     fflush(stdout);
     cr_assert_stdout_eq_str("#    size(B)  median(us)\n"
                             "        4096        1.23\n");
-    FILE *f = fopen(path, "r");
-    char buf[256] = {0};
-    size_t got = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    unlink(path);
-    cr_assert(got > 0);
+    char buf[256];
+    slurp_and_unlink(path, buf, sizeof buf);
     cr_assert_str_eq(buf, "size(B),median(us)\n4096,1.2346\n");
     perf_table_t t2;
     cr_assert_eq(perf_table_open(&t2, 2, names, dec, "/nonexistent/dir/x.csv"), -1);
+}
+
+Test(perf_driver, table_named_row, .init = quiet_io)
+{
+    char path[] = "/tmp/gshmem_perf_csv_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    static const char *const names[] = {"op", "reps", "median(us)"};
+    static const int dec[] = {0, 0, 2};
+    perf_table_t t;
+    cr_assert_eq(perf_table_open(&t, 3, names, dec, path), 0);
+    perf_table_header(&t);
+    double row[] = {200, 1.23456};
+    perf_table_row_named(&t, "fetch_add", row);
+    perf_table_close(&t);
+    fflush(stdout);
+    cr_assert_stdout_eq_str("#         op        reps  median(us)\n"
+                            "   fetch_add         200        1.23\n");
+    char buf[256];
+    slurp_and_unlink(path, buf, sizeof buf);
+    cr_assert_str_eq(buf, "op,reps,median(us)\nfetch_add,200,1.2346\n");
 }

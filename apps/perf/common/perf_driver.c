@@ -322,19 +322,34 @@ void perf_table_header(perf_table_t *t)
     }
 }
 
-void perf_table_row(perf_table_t *t, const double *values)
+/* Column k >= first from values[k - first]; column 0 is name when first is 1. */
+static void table_row(perf_table_t *t, const char *name, const double *values, int first)
 {
-    for (int k = 0; k < t->ncols; k++)
-        fprintf(t->out, "%*.*f", t->widths[k], t->decimals[k], values[k]);
+    if (first)
+        fprintf(t->out, "%*s", t->widths[0], name);
+    for (int k = first; k < t->ncols; k++)
+        fprintf(t->out, "%*.*f", t->widths[k], t->decimals[k], values[k - first]);
     fputc('\n', t->out);
     fflush(t->out);
     if (t->csv) {
-        for (int k = 0; k < t->ncols; k++)
+        if (first)
+            fputs(name, t->csv);
+        for (int k = first; k < t->ncols; k++)
             fprintf(t->csv, "%s%.*f", k ? "," : "",
-                    t->decimals[k] ? t->decimals[k] + 2 : 0, values[k]);
+                    t->decimals[k] ? t->decimals[k] + 2 : 0, values[k - first]);
         fputc('\n', t->csv);
         fflush(t->csv);
     }
+}
+
+void perf_table_row(perf_table_t *t, const double *values)
+{
+    table_row(t, NULL, values, 0);
+}
+
+void perf_table_row_named(perf_table_t *t, const char *name, const double *values)
+{
+    table_row(t, name, values, 1);
 }
 
 void perf_table_close(perf_table_t *t)

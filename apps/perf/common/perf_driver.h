@@ -105,6 +105,10 @@ int perf_table_open(perf_table_t *t, int ncols, const char *const *names,
                     const int *decimals, const char *csv_path);
 void perf_table_header(perf_table_t *t);
 void perf_table_row(perf_table_t *t, const double *values);
+/* A row whose first column is text (an operation's name, right-aligned
+ * like the numbers; written as is to the CSV): values[0..ncols-2] fill
+ * the other columns. */
+void perf_table_row_named(perf_table_t *t, const char *name, const double *values);
 void perf_table_close(perf_table_t *t);
 
 /* Data checks: fill with fresh pseudo-random bytes (the same seed gives the
