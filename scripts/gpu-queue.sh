@@ -26,7 +26,7 @@ run() {   # run NAME TIMEOUT CMD...: one step, its log in $OUT/logs/NAME.log
 steps=" ${GPU_QUEUE_STEPS:-tests litmus profile bench sanitizer} "
 want() { [[ $steps == *" $1 "* ]]; }
 nvidia-smi -L | tee "$OUT/gpus.txt"
-want tests && run tests 300 "$B/tests/gshmem-tests" --verbose --jobs 1 \
+want tests && run tests "${GPU_QUEUE_TEST_TIMEOUT:-300}" "$B/tests/gshmem-tests" --verbose --jobs 1 \
   --filter "${GSHMEM_TEST_FILTER:-queue/*}"
 want tests && grep -E "Synthesis" "$OUT/logs/tests.log"
 want litmus && for v in fence signal; do
