@@ -99,7 +99,6 @@ typedef struct ofi_state {
     struct fid_cq *cq;
     struct fid_cntr *rcntr;       /* remote reads/writes served (NULL without FI_RMA_EVENT) */
     uint64_t rcntr_seen;          /* its value at the progress thread's last look */
-    uint64_t rcntr_wakes;         /* looks that found it moved (statistics) */
     int cq_fd;                    /* the CQ's wait fd (FI_WAIT_FD) where there is no
                                    * rcntr and the provider has one; else -1 */
     struct fid_ep *ep;

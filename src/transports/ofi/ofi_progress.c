@@ -219,7 +219,6 @@ static int ofi_served(ofi_state_t *s)
     if (c == s->rcntr_seen)
         return 0;
     s->rcntr_seen = c;
-    s->rcntr_wakes++;
     return 1;
 }
 

@@ -17,8 +17,7 @@
  * record after a fence, every amo_nbi with after_fence (a signal after its
  * data), and a record that touches a word an earlier record of the same
  * segment touches (two writes to one word land in issue order, as they do
- * through a stream; a small hash of the segment's words finds them). Numbers behind the design: docs/DESIGN.md, "The queue
- * path's costs". */
+ * through a stream; a small hash of the segment's words finds them). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,9 +232,9 @@ static int p2p_batch_launch(p2p_priv_t *priv, p2p_batch_t *b)
 extern "C" int p2p_batch_flush(p2p_priv_t *priv)
 {
     p2p_batch_t *b = priv->batch;
-    if (b == NULL || b->n == 0)
+    if (b == NULL)
         return GSHMEM_SUCCESS;
-    pthread_mutex_lock(&b->lock);
+    pthread_mutex_lock(&b->lock);   /* b->n is read under it too (launch returns at 0) */
     int rc = p2p_batch_launch(priv, b);
     pthread_mutex_unlock(&b->lock);
     return rc;
