@@ -2,8 +2,11 @@
  *
  * Contracts in short (OpenSHMEM semantics unless said otherwise):
  * - Every call but gshmem_init* requires an initialized runtime; misuse
- *   (call before init, invalid PE, address outside the symmetric heap)
- *   prints what and where, then ends the whole job with a non-zero status.
+ *   (call before init, invalid PE, address that is not symmetric) prints
+ *   what and where, then ends the whole job with a non-zero status.
+ * - Symmetric memory: the heap (gshmem_malloc ...) and, with a host heap,
+ *   the program's global and static variables (data and bss); not the
+ *   stack, thread-locals or malloc'd memory (README, "Symmetric memory").
  * - Blocking put returns when the source may be reused; get returns with the
  *   data in place. _nbi forms complete at gshmem_quiet().
  * - gshmem_fence orders puts/AMOs/signals to each PE; gshmem_quiet completes
@@ -43,7 +46,8 @@ int gshmem_init_attr(unsigned flags, const gshmem_init_attr_t *attr);
 void gshmem_finalize(void);
 int gshmem_initialized(void);
 const char *gshmem_strerror(int status);
-/* End every PE of the job with this status (OpenSHMEM shmem_global_exit). */
+/* End every PE of the job; the job (gshmemrun, mpirun) exits with this
+ * status, 0 included (OpenSHMEM shmem_global_exit). */
 void gshmem_global_exit(int status);
 
 int gshmem_my_pe(void);
@@ -56,6 +60,9 @@ void *gshmem_ptr(const void *addr, int pe);
 /* ---- symmetric memory ----------------------------------------------- */
 void *gshmem_malloc(size_t size);
 void *gshmem_calloc(size_t count, size_t size);
+/* alignment: a power of two (anything else ends the job); honoured up to
+ * the heap's size rounded up to a power of two (a CUDA heap: 2 MiB),
+ * NULL on every PE beyond it. */
 void *gshmem_align(size_t alignment, size_t size);
 void gshmem_free(void *ptr);
 /* Non-collective registration of local memory for use as a local source or
@@ -119,6 +126,15 @@ uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
 GSHMEMI_DECL_SYNC(int32_t, int32)
 GSHMEMI_DECL_SYNC(int64_t, int64)
 GSHMEMI_DECL_SYNC(uint64_t, uint64)
+
+/* ---- distributed locks ------------------------------------------------ */
+/* lock: a symmetric int64_t that is 0 before its first use (a heap word or
+ * a global). A FIFO ticket lock kept at PE 0; clear_lock completes the
+ * caller's puts and AMOs (quiet) before the next holder enters. test_lock
+ * takes the lock only when it is free: 0 when taken, 1 otherwise. */
+void gshmem_set_lock(int64_t *lock);
+void gshmem_clear_lock(int64_t *lock);
+int gshmem_test_lock(int64_t *lock);
 
 /* ---- collectives on GSHMEM_TEAM_WORLD ---------------------------------- */
 /* dest and source are symmetric; sizes in bytes for the *mem forms, in

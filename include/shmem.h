@@ -206,6 +206,20 @@ GSHMEMI_SHMEM_SYNC(int32_t, int32, int32)
 GSHMEMI_SHMEM_SYNC(int64_t, int64, int64)
 GSHMEMI_SHMEM_SYNC(uint64_t, uint64, uint64)
 
+/* ---- distributed locks (long is int64_t here) ------------------------------ */
+static inline void shmem_set_lock(long *lock)
+{
+    gshmem_set_lock((int64_t *)(void *)lock);
+}
+static inline void shmem_clear_lock(long *lock)
+{
+    gshmem_clear_lock((int64_t *)(void *)lock);
+}
+static inline int shmem_test_lock(long *lock)
+{
+    return gshmem_test_lock((int64_t *)(void *)lock);
+}
+
 /* ---- collectives (SHMEM_TEAM_WORLD) ------------------------------------ */
 #define shmem_broadcastmem gshmem_broadcastmem
 #define shmem_fcollectmem gshmem_fcollectmem

@@ -26,7 +26,9 @@ typedef struct gshmemi_state {
     int n_tps;
     gshmemi_transport_t **pe_tp;      /* [n_pes]: transport serving each PE */
     gshmemi_transport_t *amo_tp;      /* transport of every AMO (see init.c) */
-    gshmemi_reg_t *regs;              /* gshmem_register list */
+    gshmemi_reg_t *regs;              /* gshmem_register list, and the symmetric
+                                       * segments (local memory the engine accepts) */
+    char symdata_why[256];            /* why globals are not symmetric ("": they are) */
     uint64_t coll_seq;                /* collective sequence number */
 } gshmemi_state_t;
 

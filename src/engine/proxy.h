@@ -80,7 +80,8 @@ int gshmemi_proxy_get_stats(gshmemi_proxy_stats_t *stats_p);
 typedef struct gshmemi_proxy_bounds {
     int n_pes;
     const void *heap_base;    /* local heap; remote heaps have the same size */
-    uint64_t heap_size;
+    uint64_t heap_size;       /* gshmemi_heap_t.size: the symmetric window (the heap,
+                               * then a host heap's data segments) */
     /* 1 when [p, p+n) is registered local memory (gshmem_register); NULL: none */
     int (*local_ok)(void *ctx, const void *p, size_t n);
     void *ctx;

@@ -34,14 +34,18 @@ static int proxy_bad(int rc, char *why, size_t cap, const char *fmt, ...)
     return rc;
 }
 
-/* [off, off + n) inside a remote heap, aligned to align (1: any). */
+/* [off, off + n) inside a remote PE's symmetric window (heap_size is the
+ * heap's gshmemi_heap_t.size: the heap, then the data segments a host heap
+ * carries, so offsets of global variables pass too), aligned to align (1:
+ * any). */
 static int proxy_check_remote(const gshmemi_proxy_bounds_t *b, const char *what,
                               uint64_t off, uint64_t n, uint64_t align, char *why, size_t cap)
 {
     if (off > b->heap_size || n > b->heap_size - off)
         return proxy_bad(GSHMEM_ERR_OUT_OF_HEAP, why, cap, "%s [offset %llu, +%llu bytes) is "
-                         "outside the %llu-byte symmetric heap", what, (unsigned long long)off,
-                         (unsigned long long)n, (unsigned long long)b->heap_size);
+                         "outside the %llu-byte symmetric heap and data segments", what,
+                         (unsigned long long)off, (unsigned long long)n,
+                         (unsigned long long)b->heap_size);
     if (off % align != 0)
         return proxy_bad(GSHMEM_ERR_INVALID_ARG, why, cap, "%s at offset %llu is not aligned "
                          "to %llu bytes", what, (unsigned long long)off,
@@ -49,7 +53,8 @@ static int proxy_check_remote(const gshmemi_proxy_bounds_t *b, const char *what,
     return GSHMEM_SUCCESS;
 }
 
-/* [addr, addr + n) in the local heap or registered. */
+/* [addr, addr + n) in the local window, or registered (gshmem_register's
+ * regions and the symmetric data segments, which init registers). */
 static int proxy_check_local(const gshmemi_proxy_bounds_t *b, const char *what, uint64_t addr,
                              uint64_t n, char *why, size_t cap)
 {
@@ -60,8 +65,8 @@ static int proxy_check_local(const gshmemi_proxy_bounds_t *b, const char *what, 
         b->local_ok(b->ctx, (const void *)(uintptr_t)addr, (size_t)n))
         return GSHMEM_SUCCESS;
     return proxy_bad(GSHMEM_ERR_OUT_OF_HEAP, why, cap, "local %s 0x%llx (%llu bytes) is "
-                     "neither in the symmetric heap [0x%llx, +%llu) nor in a registered "
-                     "region", what, (unsigned long long)addr, (unsigned long long)n,
+                     "neither in the symmetric heap [0x%llx, +%llu), the data segments nor "
+                     "a registered region", what, (unsigned long long)addr, (unsigned long long)n,
                      (unsigned long long)base, (unsigned long long)b->heap_size);
 }
 

@@ -92,6 +92,7 @@ static const gshmemi_bootstrap_ops_t fb_ops = {
     .allgather = fb_allgather,
     .barrier = fb_barrier,
     .abort = fb_abort,
+    .global_exit = fb_abort,
     .finalize = fb_finalize,
 };
 

@@ -146,6 +146,35 @@ test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *arg
     return test_run(test_tp_env(tp), cmd, timeout_s + 10);
 }
 
+/* detect_leaks=0 (ASan builds): Open MPI's components are dlopen'd and
+ * keep allocations until exit; after dlclose LeakSanitizer can neither
+ * symbolize nor suppress them. */
+#define TEST_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " \
+                     "OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo " \
+                     "ASAN_OPTIONS=detect_leaks=0"
+
+test_run_t test_run_mpirun(int n, const char *xenv, const char *prog, const char *args,
+                           int timeout_s)
+{
+    char cmd[1536];
+    size_t used;
+
+    if (GSHMEM_MPIEXEC[0] == '\0')
+        cr_skip_test("no mpiexec found at configure time");
+    used = (size_t)snprintf(cmd, sizeof cmd, "%s --allow-run-as-root --oversubscribe -np %d",
+                            GSHMEM_MPIEXEC, n);
+    for (const char *p = xenv ? xenv : ""; *p != '\0' && used < sizeof cmd;) {
+        size_t len = strcspn(p, " ");
+        if (len > 0)
+            used += (size_t)snprintf(cmd + used, sizeof cmd - used, " -x '%.*s'", (int)len, p);
+        p += len;
+        p += strspn(p, " ");
+    }
+    if (used < sizeof cmd)
+        snprintf(cmd + used, sizeof cmd - used, " %%B/tests/pe/%s %s", prog, args ? args : "");
+    return test_run(TEST_MPI_ENV, cmd, timeout_s);
+}
+
 int test_count_of(const char *hay, const char *needle)
 {
     int n = 0;

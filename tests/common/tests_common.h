@@ -29,6 +29,25 @@ const char *test_tail(const test_run_t *r);
 test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *args,
                         int timeout_s);
 
+/* 1 when the mpi / pmix bootstrap is built in. */
+#ifdef GSHMEM_HAVE_MPI
+#define TEST_HAVE_MPI 1
+#else
+#define TEST_HAVE_MPI 0
+#endif
+#ifdef GSHMEM_HAVE_PMIX
+#define TEST_HAVE_PMIX 1
+#else
+#define TEST_HAVE_PMIX 0
+#endif
+
+/* <mpiexec> -np n <build>/tests/pe/<prog> args on loopback, with each
+ * "VAR=value" of xenv (space-separated, no spaces in values) passed as
+ * -x 'VAR=value'. Skips the calling test when no mpiexec was found at
+ * configure time. */
+test_run_t test_run_mpirun(int n, const char *xenv, const char *prog, const char *args,
+                           int timeout_s);
+
 /* Environment for a transport variant (static string). */
 const char *test_tp_env(const char *tp);
 

@@ -2,7 +2,10 @@
  * - malloc/calloc/align in one sequence give the same offsets on every
  *   PE (offsets from the first block, gathered with fcollect and compared;
  *   the first block itself is checked by a put that must land in it);
- * - alignment of gshmem_align; calloc zeroes reused memory; free then
+ * - alignment of gshmem_align: every power of two from 8 B to 2 MiB gives
+ *   an aligned address (not only an aligned heap offset) on every PE; one
+ *   beyond what the heap supports is NULL everywhere;
+ * - calloc zeroes reused memory; free then
  *   malloc of the same size reuses the block; malloc(0) is NULL;
  * - exhaustion: a 1 TiB request is NULL on every PE (the log names the
  *   size; the driver checks it) and the heap still works after;
@@ -32,6 +35,37 @@ static void gather_i64(int64_t v, int64_t *all)
     memcpy(all, dst, (size_t)npes * sizeof(int64_t));
     gshmem_free(dst);
     gshmem_free(src);
+}
+
+/* Every power of two from 8 B to 2 MiB, with a 100-byte block live so that
+ * the heap's start is taken: the address is aligned, and the same offset
+ * on every PE (the block written at the right neighbour lands in its own
+ * block there). An alignment beyond the heap's (its size rounded up to a
+ * power of two) is NULL on every PE. */
+static void test_align(void)
+{
+    char *first = gshmem_malloc(100);
+    PE_CHECK(first != NULL, "allocation");
+    for (int k = 3; k <= 21; k++) {
+        size_t a = (size_t)1 << k;
+        char *p = gshmem_align(a, 100 + (size_t)k);
+        PE_CHECK(p != NULL, "gshmem_align(%zu) is NULL", a);
+        PE_CHECK(((uintptr_t)p & (a - 1)) == 0, "gshmem_align(%zu) returned %p: not aligned",
+                 a, (void *)p);
+        gshmem_putmem(p, &k, sizeof k, (me + 1) % npes);
+        gshmem_barrier_all();
+        int got;
+        memcpy(&got, p, sizeof got);
+        PE_CHECK(got == k, "block of gshmem_align(%zu) holds %d after the put, want %d", a, got,
+                 k);
+        gshmem_free(p);
+    }
+    size_t heap = 256u << 20;   /* GSHMEM_SYMMETRIC_SIZE's default: aligned to itself */
+    const char *env = getenv("GSHMEM_SYMMETRIC_SIZE");
+    if (env == NULL || *env == '\0')
+        PE_CHECK(gshmem_align(2 * heap, 64) == NULL, "gshmem_align(%zu) on a %zu-byte heap "
+                 "is not NULL", 2 * heap, heap);
+    gshmem_free(first);
 }
 
 static void test_offsets(void)
@@ -158,6 +192,7 @@ int main(void)
     npes = gshmem_n_pes();
     PE_CHECK(npes <= 64, "this test handles up to 64 PEs, not %d", npes);
     test_offsets();
+    test_align();
     test_reuse();
     test_exhaustion();
     test_register();

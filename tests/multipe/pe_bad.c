@@ -13,8 +13,12 @@
  *   exhaustion    run with GSHMEM_SYMMETRIC_SIZE=1M: malloc of 2 MiB
  *   bad_cmp       gshmem_int32_wait_until with cmp 42
  *   bad_sig_op    gshmem_putmem_signal with sig_op 9
- *   global_exit   the last PE calls gshmem_global_exit(7) while the others
- *                 wait in a barrier: the job ends with status 7
+ *   global_exit [S]  the last PE calls gshmem_global_exit(S) (default 7)
+ *                 while the others wait in a barrier: the job ends with
+ *                 status S, 0 included
+ *   align_npot    gshmem_align(24, 64): 24 is not a power of two
+ *   tls_dest      gshmem_putmem to a thread-local (printed first)
+ *   malloc_dest   gshmem_int64_atomic_add on malloc'd memory (printed first)
  *   init_retry    the first gshmem_init fails under the driver's settings
  *                 (status printed); then, with GSHMEM_TRANSPORTS=shm and
  *                 GSHMEM_HEAP=host, init must work (nothing was left
@@ -49,7 +53,9 @@ static int init_retry(void)
     return 0;
 }
 
-static int run(const char *mode)
+static __thread int64_t tls_var;
+
+static int run(const char *mode, int status)
 {
     char stack_buf[64] = {0};
     int64_t v = 1;
@@ -99,8 +105,20 @@ static int run(const char *mode)
         return 0;
     } else if (strcmp(mode, "global_exit") == 0) {
         if (me == npes - 1)
-            gshmem_global_exit(7);
+            gshmem_global_exit(status);
         gshmem_barrier_all();
+    } else if (strcmp(mode, "align_npot") == 0) {
+        void *p = gshmem_align(24, 64);
+        printf("pe_bad: PE %d: gshmem_align(24) returned %p\n", me, p);
+    } else if (strcmp(mode, "tls_dest") == 0) {
+        printf("pe_bad: PE %d: dest=%p\n", me, (void *)&tls_var);
+        fflush(stdout);
+        gshmem_putmem(&tls_var, &v, sizeof v, (me + 1) % npes);
+    } else if (strcmp(mode, "malloc_dest") == 0) {
+        int64_t *m = malloc(sizeof *m);
+        printf("pe_bad: PE %d: dest=%p\n", me, (void *)m);
+        fflush(stdout);
+        gshmem_int64_atomic_add(m, 1, (me + 1) % npes);
     } else if (strcmp(mode, "bad_cmp") == 0) {
         gshmem_int32_wait_until((int32_t *)x, 42, 0);
     } else if (strcmp(mode, "bad_sig_op") == 0) {
@@ -117,8 +135,8 @@ static int run(const char *mode)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: pe_bad MODE\n");
+        fprintf(stderr, "usage: pe_bad MODE [STATUS]\n");
         return 2;
     }
-    return run(argv[1]);
+    return run(argv[1], argc > 2 ? atoi(argv[2]) : 7);
 }

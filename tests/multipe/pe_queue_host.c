@@ -8,11 +8,18 @@
  *   pe_queue_host ops    puts from many threads, gets, p/g, every AMO with
  *                        contention (exact totals, distinct fetched values),
  *                        put-with-signal litmus, fence litmus, back-pressure
- *   pe_queue_host bad    PE 0 posts a PUT whose range crosses the heap's end:
+ *   pe_queue_host bad    PE 0 posts a PUT whose range crosses the end of the
+ *                        symmetric window (heap.size; the heap's end when
+ *                        run with GSHMEM_SYMMETRIC_DATA=0):
  *                        the engine must log it, set the error status, and
  *                        write nothing (PE 1's last heap bytes stay zero)
  *   pe_queue_host drain  nbi puts posted right before the engine stops
  *                        (gshmemi_proxy_stop, as finalize does) all arrive
+ *   pe_queue_host globals  the same entries on global and static variables
+ *                        (symmetric data segments): a PUT from a global to
+ *                        the right PE's global, a GET into a static, fetch-
+ *                        add and compare-swap on a static counter at PE 0,
+ *                        a put-with-signal whose signal is a global
  * Prints "pe_queue_host: OK (PE n)" per PE. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -307,6 +314,71 @@ static void mode_bad(void)
         PE_CHECK(end[i] == 0, "heap byte %zu was written (0x%x)", hs - 8 + i, end[i]);
 }
 
+/* ---- globals: entries on the program's data segment ------------------------- */
+
+static uint64_t g_data[SLICE];   /* written by the left PE */
+static uint64_t g_src[SLICE];
+static uint64_t g_got[SLICE];
+static uint64_t g_counter;       /* at PE 0: fetch-adds of every PE */
+static uint64_t g_cas;           /* at PE 0: one compare-swap per PE wins in turn */
+uint64_t g_sig;                  /* a global signal word */
+
+/* Window offset of a global (as gshmemi_check_sym computes it). */
+static uint64_t seg_off(const void *p, size_t n)
+{
+    uint64_t off;
+    PE_CHECK(gshmemi_heap_offset(&gshmemi_g.heap, p, n, &off), "%p is not symmetric", p);
+    PE_CHECK(off >= gshmemi_g.heap.heap_size, "%p has offset %llu, inside the heap", p,
+             (unsigned long long)off);
+    return off;
+}
+
+static void mode_globals(void)
+{
+    for (int i = 0; i < SLICE; i++)
+        g_src[i] = pat(me, 0, 7, i);
+    gshmemi_wqe_t w = mk(GSHMEMI_OP_PUT, 0, 0, right, g_src, seg_off(g_data, sizeof g_data),
+                         sizeof g_data);
+    wait_t(post(0, &w, 1));
+    for (int k = 0; k < AMO_N; k++) {
+        gshmemi_wqe_t a = mk(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_FETCH_ADD, 0, NULL,
+                             seg_off(&g_counter, 8), 1);
+        ticket_t t = post(0, &a, 1);
+        wait_t(t);
+        (void)take(t);
+    }
+    for (uint64_t seen = UINT64_MAX; seen != (uint64_t)me;) {   /* PE k swaps k -> k + 1 */
+        gshmemi_wqe_t c[2] = {mk(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_CSWAP, 0, NULL,
+                                 seg_off(&g_cas, 8), (uint64_t)me),
+                              mk(GSHMEMI_OP_EXT, 0, 0, 0, NULL, 0, (uint64_t)me + 1)};
+        ticket_t t = post(0, c, 2);
+        wait_t(t);
+        seen = take(t);
+        if (seen != (uint64_t)me)
+            sched_yield();
+    }
+    gshmemi_wqe_t s[2] = {
+        mk(GSHMEMI_OP_PUT_SIGNAL, 0, 0, right, g_src, seg_off(g_data, 8), 8),
+        mk(GSHMEMI_OP_EXT, 0, GSHMEM_SIGNAL_ADD, right, NULL, seg_off(&g_sig, 8), 1)};
+    wait_t(post(0, s, 2));
+    while (load_acq(&g_sig) < 1)
+        sched_yield();
+    gshmem_barrier_all();
+    for (int i = 0; i < SLICE; i++)
+        PE_CHECK(g_data[i] == pat(left, 0, 7, i), "g_data[%d] = %llx from PE %d", i,
+                 (unsigned long long)g_data[i], left);
+    w = mk(GSHMEMI_OP_GET, 0, 0, right, g_got, seg_off(g_data, sizeof g_data), sizeof g_got);
+    wait_t(post(0, &w, 1));
+    for (int i = 0; i < SLICE; i++)
+        PE_CHECK(g_got[i] == pat(me, 0, 7, i), "GET into a static: [%d] = %llx", i,
+                 (unsigned long long)g_got[i]);
+    if (me == 0)
+        PE_CHECK(g_counter == (uint64_t)npes * AMO_N && g_cas == (uint64_t)npes,
+                 "counter %llu (want %llu), compare-swap word %llu (want %d)",
+                 (unsigned long long)g_counter, (unsigned long long)npes * AMO_N,
+                 (unsigned long long)g_cas, npes);
+}
+
 static void *drainer(void *arg)
 {
     uint32_t t = (uint32_t)(uintptr_t)arg;
@@ -351,6 +423,8 @@ int main(int argc, char **argv)
                (unsigned long long)st.fences);
     } else if (strcmp(mode, "bad") == 0) {
         mode_bad();
+    } else if (strcmp(mode, "globals") == 0) {
+        mode_globals();
     } else if (strcmp(mode, "drain") == 0) {
         run_threads(drainer);     /* posted, not waited for */
         gshmemi_engine_stop();   /* what finalize does first */

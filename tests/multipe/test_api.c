@@ -71,6 +71,8 @@ API_SUITE(coll, "pe_api_coll", NO_ARGS, NULL)
 /* The exhaustion case of pe_api_mem asks for 1 TiB: the log names it. */
 API_SUITE(mem, "pe_api_mem", NO_ARGS, "1099511627776")
 API_SUITE(shmem_h, "pe_api_shmem", NO_ARGS, NULL)
+/* Global and static variables as symmetric objects (more in test_symdata.c). */
+API_SUITE(symdata, "pe_api_symdata", NO_ARGS, NULL)
 
 /* GSHMEM_INFO=1: PE 0 prints the settings table, every PE its transport
  * per peer. */

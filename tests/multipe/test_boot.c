@@ -110,40 +110,20 @@ Test(boot, timeout_names_missing_pe)
 
 /* ---- under mpirun ---------------------------------------------------- */
 
-/* detect_leaks=0 (ASan builds): Open MPI's components are dlopen'd and
- * keep allocations until exit; after dlclose LeakSanitizer can neither
- * symbolize nor suppress them. */
-#define MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " \
-                "OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo " \
-                "ASAN_OPTIONS=detect_leaks=0"
-
 static void check_mpirun(const char *boot, const char *expect, const char *mode, int n,
                          const char *want)
 {
-    if (GSHMEM_MPIEXEC[0] == '\0')
-        cr_skip_test("no mpiexec found at configure time");
-    char cmd[768];
-    snprintf(cmd, sizeof cmd,
-             "%s --allow-run-as-root --oversubscribe -np %d -x GSHMEM_BOOTSTRAP=%s "
-             "-x PE_BOOT_N=%d -x PE_BOOT_EXPECT=%s %%B/tests/pe/pe_boot %s",
-             GSHMEM_MPIEXEC, n, boot, n, expect, mode);
-    test_run_t r = test_run(MPI_ENV, cmd, 90);
-    cr_assert_eq(r.status, 0, "%s: status %d, output:\n%s", cmd, r.status, test_tail(&r));
+    char xenv[256];
+    snprintf(xenv, sizeof xenv, "GSHMEM_BOOTSTRAP=%s PE_BOOT_N=%d PE_BOOT_EXPECT=%s", boot, n,
+             expect);
+    test_run_t r = test_run_mpirun(n, xenv, "pe_boot", mode, 90);
+    cr_assert_eq(r.status, 0, "mpirun -np %d %s pe_boot %s: status %d, output:\n%s", n, xenv,
+                 mode, r.status, test_tail(&r));
     cr_assert_eq(test_count_of(r.output, want), n, "expected %d \"%s\" in:\n%s", n, want,
                  test_tail(&r));
     test_run_free(&r);
 }
 
-#ifdef GSHMEM_HAVE_MPI
-#define HAVE_MPI 1
-#else
-#define HAVE_MPI 0
-#endif
-#ifdef GSHMEM_HAVE_PMIX
-#define HAVE_PMIX 1
-#else
-#define HAVE_PMIX 0
-#endif
 
 /* GSHMEM_BOOTSTRAP=boot under mpirun: a normal run at 4 PEs and 3 init
  * cycles at 2, each PE reporting boot as the bootstrap it used. */
@@ -159,14 +139,14 @@ static void check_mpirun_cycles(const char *boot)
 
 Test(boot, mpi_under_mpirun)
 {
-    if (!HAVE_MPI)
+    if (!TEST_HAVE_MPI)
         cr_skip_test("gshmem was built without MPI (GSHMEM_ENABLE_MPI=OFF)");
     check_mpirun_cycles("mpi");
 }
 
 Test(boot, pmix_under_mpirun)
 {
-    if (!HAVE_PMIX)
+    if (!TEST_HAVE_PMIX)
         cr_skip_test("gshmem was built without PMIx (GSHMEM_ENABLE_PMIX=OFF)");
     check_mpirun_cycles("pmix");
 }
@@ -174,9 +154,9 @@ Test(boot, pmix_under_mpirun)
 /* auto picks PMIx when built in, else MPI. */
 Test(boot, auto_under_mpirun)
 {
-    if (!HAVE_MPI && !HAVE_PMIX)
+    if (!TEST_HAVE_MPI && !TEST_HAVE_PMIX)
         cr_skip_test("gshmem was built without MPI and PMIx");
-    if (HAVE_PMIX)
+    if (TEST_HAVE_PMIX)
         check_mpirun("auto", "pmix", "normal", 4, "OK (bootstrap pmix, 1 cycle(s))");
     else
         check_mpirun("auto", "mpi", "normal", 4, "OK (bootstrap mpi, 1 cycle(s))");

@@ -1,7 +1,8 @@
 /* test_queue: the device API's queue path and its proxy engine (src/engine).
  *
  * queue/host_*: the engine over host-memory channels, driven by host threads
- * (tests/multipe/pe_queue_host.c) on a host heap over shm: runs everywhere.
+ * (tests/multipe/pe_queue_host.c) on a host heap over shm: runs everywhere
+ * (host_globals: entries on global and static variables).
  * queue/gpu_*: the real thing (tests/gpu/pe_queue.cu) with GSHMEM_HEAP=cuda
  * GSHMEM_TRANSPORTS=p2p GSHMEM_DEVICE_QUEUE_ONLY=1 (every remote device
  * call takes the queue path; the engine issues it through p2p), several
@@ -54,9 +55,22 @@ static void host_ops(int n)
 Test(queue, host_ops_n2) { host_ops(2); }
 Test(queue, host_ops_n4) { host_ops(4); }
 
+/* Entries on global and static variables: the engine accepts their window
+ * offsets as remote ranges and the segments as local buffers. */
+static void host_globals(int n)
+{
+    test_run_t r = q_run("GSHMEM_TRANSPORTS=shm " Q_HEAP, "pe_queue_host", "globals", n);
+    test_run_free(&r);
+}
+
+Test(queue, host_globals_n2) { host_globals(2); }
+Test(queue, host_globals_n4) { host_globals(4); }
+
+/* Without the data segments the window is the 16 MiB heap alone. */
 Test(queue, host_malformed_entry)
 {
-    test_run_t r = q_run("GSHMEM_TRANSPORTS=shm " Q_HEAP, "pe_queue_host", "bad", 2);
+    test_run_t r = q_run("GSHMEM_TRANSPORTS=shm GSHMEM_SYMMETRIC_DATA=0 " Q_HEAP,
+                         "pe_queue_host", "bad", 2);
     cr_assert(strstr(r.output, "rejected malformed entry on channel 0 slot 0 (entry 0): PUT "
                      "to PE 1, " Q_BAD_OFFSET) != NULL &&
               strstr(r.output, "is outside the 16777216-byte symmetric heap") != NULL &&

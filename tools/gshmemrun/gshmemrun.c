@@ -7,7 +7,9 @@
  * GSHMEMRUN_DIR. When a PE dies, exits non-zero, exits or drops its
  * connection without gshmem_finalize, or aborts, gshmemrun names it and the
  * cause, tells the others, sends them SIGTERM (SIGKILL 2 s later) and exits
- * with the first failure's status (128+signal for a signal, 124 on timeout). */
+ * with the first failure's status (128+signal for a signal, 124 on timeout).
+ * A PE's gshmem_global_exit(status) ends the job the same way, and
+ * gshmemrun exits with that status, 0 included. */
 #define _GNU_SOURCE
 #include "launcher.h"
 

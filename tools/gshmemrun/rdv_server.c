@@ -194,6 +194,10 @@ static void on_message(lr_job_t *job, lr_conn_t *c, const gshmemi_lp_hdr_t *h,
         lr_job_fail(job, h->arg ? h->arg : 1, "PE %d aborted the job (status %d): %.*s", c->pe,
                     h->arg, (int)h->len, h->len ? payload : "");
         break;
+    case GSHMEMI_LP_EXIT:   /* gshmem_global_exit: its status is the job's, 0 included */
+        lr_job_fail(job, h->arg, "PE %d ended the job with status %d: %.*s", c->pe, h->arg,
+                    (int)h->len, h->len ? payload : "");
+        break;
     case GSHMEMI_LP_BYE:
         job->pes[c->pe].in_session = 0;
         conn_send(job, c, GSHMEMI_LP_BYE_ACK, 0, NULL, 0);

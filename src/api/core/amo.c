@@ -7,9 +7,8 @@
 
 #include "core.h"
 
-static void gshmemi_amo(const char *call, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
-                        const void *dest, const void *operand, const void *compare,
-                        void *result, int pe)
+void gshmemi_amo(const char *call, gshmemi_amo_op_t op, gshmemi_dtype_t dt, const void *dest,
+                 const void *operand, const void *compare, void *result, int pe)
 {
     static const char *const names[] = {
         [GSHMEMI_AMO_SET] = "atomic set",         [GSHMEMI_AMO_ADD] = "atomic add",

@@ -26,9 +26,12 @@ static inline void gshmemi_check_pe(const char *call, int pe)
         gshmemi_fatal(call, "invalid PE %d (n_pes %d)", pe, gshmemi_g.n_pes);
 }
 
-/* [addr, addr+n) must lie inside the local symmetric heap (the twin of the
- * remote object); what names the argument ("dest", "source", "sig_addr").
- * Checked only with GSHMEM_ENABLE_ERROR_CHECKS. Returns the heap offset. */
+/* [addr, addr+n) must be local symmetric memory (the twin of the remote
+ * object): in the heap, or in a symmetric data segment (a global or static
+ * variable); what names the argument ("dest", "source", "sig_addr").
+ * Returns its offset in the symmetric window; ends the job naming the
+ * address otherwise. One range check (the heap) on the hot path, the
+ * segments only when it misses (gshmemi_heap_offset). */
 uint64_t gshmemi_check_sym(const char *call, const char *what, const void *addr,
                            size_t n);
 
@@ -59,6 +62,11 @@ void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t n, in
 void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t n, int pe,
                      int nbi);
 
+/* amo.c: one checked AMO on dest (a symmetric word of dt) at pe, through
+ * the transport that carries AMOs to pe; call names the public call. */
+void gshmemi_amo(const char *call, gshmemi_amo_op_t op, gshmemi_dtype_t dt, const void *dest,
+                 const void *operand, const void *compare, void *result, int pe);
+
 /* order.c */
 void gshmemi_quiet_all(const char *call);
 void gshmemi_barrier_all(const char *call);
@@ -78,6 +86,12 @@ enum { GSHMEMI_MEM_MALLOC = 1, GSHMEMI_MEM_CALLOC, GSHMEMI_MEM_ALIGN, GSHMEMI_ME
 void *gshmemi_mem_alloc(const char *call, int op, size_t size, size_t alignment, int zero);
 /* Starts with a barrier, so that no PE still uses the block. */
 void gshmemi_mem_free(const char *call, void *ptr);
+
+/* symdata.c: at init, before the heap: the segments this job shares
+ * (collective; *n_p = 0 and the reason in g->symdata_why when none).
+ * GSHMEM_ERR_CONFIG on every PE when one could not find them. */
+int gshmemi_symdata_plan(gshmemi_state_t *g, gshmemi_heap_kind_t kind, gshmemi_seg_t *segs,
+                         int *n_p);
 
 /* sync.c: the comparison of wait_until/test; fatal on an invalid cmp. */
 int gshmemi_cmp_u64(const char *call, int cmp, uint64_t a, uint64_t b);

@@ -3,7 +3,8 @@
  *
  * Init order: configuration (an invalid GSHMEM_* value returns
  * GSHMEM_ERR_CONFIG before anything else is touched), bootstrap, node map,
- * symmetric heap, transports (select.c). A failure at any step undoes the
+ * symmetric heap (with the program's data segments when the job shares
+ * them, symdata.c), transports (select.c). A failure at any step undoes the
  * steps before it, in reverse, and returns the status: the runtime is
  * never left half-initialized, and gshmem_init may be called again.
  * Finalize undoes the same steps: quiet, barrier, transports in reverse
@@ -95,8 +96,8 @@ void gshmem_global_exit(int status)
              gshmemi_g.my_pe);
     fflush(stdout);
     fflush(stderr);
-    gshmemi_g.boot->ops->abort(gshmemi_g.boot, status, msg);
-    exit(status);
+    gshmemi_g.boot->ops->global_exit(gshmemi_g.boot, status, msg);
+    exit(status);   /* not reached */
 }
 
 /* ---- configuration -------------------------------------------------- */
@@ -177,6 +178,28 @@ static int gshmemi_init_node_map(gshmemi_state_t *g)
     return rc;
 }
 
+/* The heap, with the program's writable segments in its window when the
+ * job shares them (symdata.c); those are also local memory the engine
+ * accepts as a source or destination (the registration list). */
+static int gshmemi_init_heap(gshmemi_state_t *g, gshmemi_heap_kind_t kind)
+{
+    gshmemi_seg_t segs[GSHMEMI_HEAP_MAX_SEGS];
+    int n_segs, rc;
+
+    GSHMEMI_CHECK(gshmemi_symdata_plan(g, kind, segs, &n_segs));
+    GSHMEMI_CHECK(gshmemi_heap_create_sym(&g->heap, kind, g->cfg.symmetric_size, segs,
+                                          n_segs));
+    for (int i = 0; i < g->heap.n_segs; i++) {
+        rc = gshmemi_reg_add(&g->regs, (void *)g->heap.segs[i].addr, g->heap.segs[i].size);
+        if (rc != 0) {
+            gshmemi_reg_clear(&g->regs);
+            gshmemi_heap_destroy(&g->heap);
+            return rc;
+        }
+    }
+    return GSHMEM_SUCCESS;
+}
+
 static int gshmemi_init_impl(void *mpi_comm)
 {
     gshmemi_state_t *g = &gshmemi_g;
@@ -206,8 +229,7 @@ static int gshmemi_init_impl(void *mpi_comm)
         GSHMEMI_CHECK_GOTO(gshmemi_transport_select_device(g->node_of, g->my_pe, g->n_pes,
                                                            &dev), rc, fail_node_map);
     }
-    GSHMEMI_CHECK_GOTO(gshmemi_heap_create(&g->heap, kind, g->cfg.symmetric_size), rc,
-                       fail_node_map);
+    GSHMEMI_CHECK_GOTO(gshmemi_init_heap(g, kind), rc, fail_node_map);
     GSHMEMI_CHECK_GOTO(gshmemi_select_init(g, &tps), rc, fail_heap);
     /* proxy engine: after the transports, before the device state (it
      * provides the channels) and the barrier */
@@ -220,7 +242,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     g->initialized = 1;
     GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "initialized: PE %d of %d, %d node(s), %s heap of %zu "
                  "bytes at %p", g->my_pe, g->n_pes, g->n_nodes,
-                 kind == GSHMEMI_HEAP_CUDA ? "cuda" : "host", g->heap.size, g->heap.base);
+                 kind == GSHMEMI_HEAP_CUDA ? "cuda" : "host", g->heap.heap_size, g->heap.base);
     return GSHMEM_SUCCESS;
 
 fail_transports:
@@ -228,6 +250,7 @@ fail_transports:
     gshmemi_device_state_teardown(g);
     gshmemi_select_finalize(g);
 fail_heap:
+    gshmemi_reg_clear(&g->regs);
     gshmemi_heap_destroy(&g->heap);
 fail_node_map:
     free(g->node_of);

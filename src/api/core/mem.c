@@ -91,7 +91,15 @@ void *gshmemi_mem_alloc(const char *call, int op, size_t size, size_t alignment,
         gshmemi_fatal(call, "alignment %zu is not a power of two", alignment);
     if (alignment < GSHMEMI_MEM_MIN_ALIGN)
         alignment = GSHMEMI_MEM_MIN_ALIGN;
-    if (size > 0) {
+    /* Offsets are aligned, and every PE's heap base is aligned to the same
+     * heap.align: addresses are aligned up to that. Beyond it no block can
+     * be placed: NULL on every PE, like exhaustion. */
+    if (size > 0 && alignment > g->heap.align) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "%s: alignment %zu is larger than the %zu this "
+                      "heap supports (a host heap: its size rounded up to a power of two, "
+                      "GSHMEM_SYMMETRIC_SIZE; a CUDA heap: 2 MiB): NULL", call, alignment,
+                      g->heap.align);
+    } else if (size > 0) {
         if (gshmemi_alloc_get(g->heap.alloc, size, alignment, &off) == 0) {
             p = (char *)g->heap.base + off;
         } else {
@@ -118,7 +126,7 @@ void gshmemi_mem_free(const char *call, void *ptr)
     if (ptr != NULL) {
         if (!gshmemi_heap_contains(&g->heap, ptr, 1))
             gshmemi_fatal(call, "%p is not inside the symmetric heap [%p, %p)", ptr,
-                          g->heap.base, (void *)((char *)g->heap.base + g->heap.size));
+                          g->heap.base, (void *)((char *)g->heap.base + g->heap.heap_size));
         req.size = (uint64_t)((char *)ptr - (char *)g->heap.base);
         if (gshmemi_alloc_size_of(g->heap.alloc, (size_t)req.size) == 0)
             gshmemi_fatal(call, "%p (heap offset %#llx) is not a live symmetric allocation",
@@ -156,6 +164,14 @@ void gshmem_free(void *ptr)
 
 /* ---- registration (not collective) ----------------------------------- */
 
+/* 1 when [addr, addr+n) lies in a symmetric data segment: the segments are
+ * in the registration list from init on, so registering them is a no-op. */
+static int gshmemi_mem_in_segment(const void *addr, size_t n)
+{
+    uint64_t off;
+    return gshmemi_heap_seg_offset(&gshmemi_g.heap, addr, n, &off);
+}
+
 int gshmem_register(void *addr, size_t length)
 {
     gshmemi_state_t *g = &gshmemi_g;
@@ -167,6 +183,8 @@ int gshmem_register(void *addr, size_t length)
                       "be non-zero", addr, length);
         return GSHMEM_ERR_INVALID_ARG;
     }
+    if (gshmemi_mem_in_segment(addr, length))
+        return GSHMEM_SUCCESS;   /* a symmetric global: usable as it is */
     GSHMEMI_CHECK(gshmemi_reg_add(&g->regs, addr, length));
     for (i = 0; i < g->n_tps; i++) {
         rc = g->tps[i].ops->mem_register(&g->tps[i], addr, length);
@@ -192,6 +210,8 @@ int gshmem_unregister(void *addr)
     int first = GSHMEM_SUCCESS;
 
     GSHMEMI_REQUIRE_INIT("gshmem_unregister");
+    if (gshmemi_mem_in_segment(addr, 1))
+        return GSHMEM_SUCCESS;   /* gshmem_register did nothing for it */
     GSHMEMI_CHECK(gshmemi_reg_remove(&g->regs, addr));
     for (int i = g->n_tps - 1; i >= 0; i--) {
         int rc = g->tps[i].ops->mem_unregister(&g->tps[i], addr);

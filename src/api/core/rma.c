@@ -3,10 +3,10 @@
  *
  * Every form goes through gshmemi_rma_put/get: a zero-byte operation is a
  * no-op before any check; the PE is always checked; the remote address
- * (dest of a put, source of a get) must lie in the local symmetric heap,
- * its twin, when GSHMEM_ENABLE_ERROR_CHECKS is on. Access to this PE's own
- * host heap is a plain memory copy; everything else goes to the transport
- * that serves the PE (pe_tp). */
+ * (dest of a put, source of a get) must be local symmetric memory, its
+ * twin: the heap or a global/static variable (gshmemi_check_sym gives its
+ * window offset). Access to this PE's own host memory is a plain memory
+ * copy; everything else goes to the transport that serves the PE (pe_tp). */
 #include <string.h>
 
 #include "core.h"
@@ -157,13 +157,14 @@ void *gshmem_ptr(const void *addr, int pe)
 {
     gshmemi_state_t *g = &gshmemi_g;
 
+    uint64_t off;
+
     GSHMEMI_REQUIRE_INIT("gshmem_ptr");
     gshmemi_check_pe("gshmem_ptr", pe);
-    if (!gshmemi_heap_contains(&g->heap, addr, 1))
+    if (!gshmemi_heap_offset(&g->heap, addr, 1, &off))
         return NULL;
     if (pe == g->my_pe && g->heap.kind == GSHMEMI_HEAP_HOST)
         return (void *)addr;
-    uint64_t off = (uint64_t)((uintptr_t)addr - (uintptr_t)g->heap.base);
     gshmemi_transport_t *tp = g->pe_tp[pe];
     return tp->ops->ptr(tp, pe, off);
 }
@@ -176,6 +177,8 @@ int gshmem_pe_accessible(int pe)
 
 int gshmem_addr_accessible(const void *addr, int pe)
 {
+    uint64_t off;
+
     GSHMEMI_REQUIRE_INIT("gshmem_addr_accessible");
-    return gshmem_pe_accessible(pe) && gshmemi_heap_contains(&gshmemi_g.heap, addr, 1);
+    return gshmem_pe_accessible(pe) && gshmemi_heap_offset(&gshmemi_g.heap, addr, 1, &off);
 }

@@ -18,6 +18,10 @@ typedef struct gshmemi_bootstrap_ops {
     int (*barrier)(gshmemi_bootstrap_t *b);
     /* Ends every PE of the job; msg is shown by the launcher/others. */
     void (*abort)(gshmemi_bootstrap_t *b, int status, const char *msg);
+    /* gshmem_global_exit: ends every PE of the job, which exits with
+     * status, 0 included (the launcher or mpirun returns it); msg says who
+     * called it. Does not return. */
+    void (*global_exit)(gshmemi_bootstrap_t *b, int status, const char *msg);
     int (*finalize)(gshmemi_bootstrap_t *b);   /* frees b */
 } gshmemi_bootstrap_ops_t;
 

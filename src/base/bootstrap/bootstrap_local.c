@@ -223,16 +223,30 @@ static int local_barrier(gshmemi_bootstrap_t *b)
     return local_exchange(b, &none, &none, 0, "barrier");
 }
 
-static void local_abort(gshmemi_bootstrap_t *b, int status, const char *msg)
+/* Tells gshmemrun that this PE ends the job (ABORT or EXIT, with status
+ * and msg), within 2 s, then exits with status; says so on stderr when
+ * gshmemrun could not be told. */
+static void local_end_job(gshmemi_bootstrap_t *b, uint32_t type, int status, const char *msg)
 {
     local_priv_t *lp = b->priv;
     const char *m = msg ? msg : "";
-    gshmemi_lp_hdr_t h = {.magic = GSHMEMI_LP_MAGIC, .type = GSHMEMI_LP_ABORT,
+    gshmemi_lp_hdr_t h = {.magic = GSHMEMI_LP_MAGIC, .type = type,
                           .pe = b->my_pe, .arg = status, .len = strlen(m)};
     double dl = now_ms() + 2000;
     if (io_full(lp->fd, &h, sizeof h, 1, dl) != 0 || io_full(lp->fd, (void *)m, h.len, 1, dl) != 0)
-        fprintf(stderr, "gshmem: PE %d aborted the job (status %d): %s\n", b->my_pe, status, m);
+        fprintf(stderr, "gshmem: PE %d %s the job (status %d): %s\n", b->my_pe,
+                type == GSHMEMI_LP_ABORT ? "aborted" : "ended", status, m);
     _exit(status);
+}
+
+static void local_abort(gshmemi_bootstrap_t *b, int status, const char *msg)
+{
+    local_end_job(b, GSHMEMI_LP_ABORT, status, msg);
+}
+
+static void local_global_exit(gshmemi_bootstrap_t *b, int status, const char *msg)
+{
+    local_end_job(b, GSHMEMI_LP_EXIT, status, msg);
 }
 
 static int local_finalize(gshmemi_bootstrap_t *b)
@@ -257,6 +271,7 @@ static const gshmemi_bootstrap_ops_t local_ops = {
     .allgather = local_allgather,
     .barrier = local_barrier,
     .abort = local_abort,
+    .global_exit = local_global_exit,
     .finalize = local_finalize,
 };
 

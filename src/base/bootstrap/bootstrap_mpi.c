@@ -70,6 +70,16 @@ static void mpi_abort(gshmemi_bootstrap_t *b, int status, const char *msg)
     _Exit(status);
 }
 
+/* mpirun returns the status given to MPI_Abort, 0 included (Open MPI). */
+static void mpi_global_exit(gshmemi_bootstrap_t *b, int status, const char *msg)
+{
+    mpi_priv_t *mp = b->priv;
+    fprintf(stderr, "gshmem: %s: ending the job with status %d\n", msg ? msg : "", status);
+    fflush(stderr);
+    MPI_Abort(mp->comm, status);
+    _Exit(status);
+}
+
 static int mpi_finalize(gshmemi_bootstrap_t *b)
 {
     mpi_priv_t *mp = b->priv;
@@ -86,6 +96,7 @@ static const gshmemi_bootstrap_ops_t mpi_ops = {
     .allgather = mpi_allgather,
     .barrier = mpi_barrier,
     .abort = mpi_abort,
+    .global_exit = mpi_global_exit,
     .finalize = mpi_finalize,
 };
 

@@ -34,6 +34,13 @@ static void self_abort(gshmemi_bootstrap_t *b, int status, const char *msg)
     _exit(status);
 }
 
+/* The only PE: its exit is the job's. */
+static void self_global_exit(gshmemi_bootstrap_t *b, int status, const char *msg)
+{
+    (void)b, (void)msg;
+    _exit(status);
+}
+
 static int self_finalize(gshmemi_bootstrap_t *b)
 {
     self_priv_t *sp = b->priv;
@@ -49,6 +56,7 @@ static const gshmemi_bootstrap_ops_t self_ops = {
     .allgather = self_allgather,
     .barrier = self_barrier,
     .abort = self_abort,
+    .global_exit = self_global_exit,
     .finalize = self_finalize,
 };
 

@@ -5,7 +5,9 @@
  * Every message is a fixed header followed by len payload bytes.
  *   client -> server: HELLO (pe, arg = n_pes), ALLGATHER (payload: this PE's
  *                     contribution), ABORT (arg = status, payload: text),
- *                     BYE (finalize), QUERY (who is missing in this round)
+ *                     BYE (finalize), QUERY (who is missing in this round),
+ *                     EXIT (gshmem_global_exit: arg = the job's status, 0
+ *                     included; payload: text)
  *   server -> client: WELCOME (arg = n_pes), RESULT (n_pes * len bytes, PE
  *                     order), BYE_ACK, ERROR (text; the server then closes),
  *                     QUERY_REPLY (text)
@@ -35,7 +37,8 @@ enum gshmemi_lp_type {
     GSHMEMI_LP_BYE_ACK = 7,
     GSHMEMI_LP_ERROR = 8,
     GSHMEMI_LP_QUERY = 9,
-    GSHMEMI_LP_QUERY_REPLY = 10
+    GSHMEMI_LP_QUERY_REPLY = 10,
+    GSHMEMI_LP_EXIT = 11
 };
 
 typedef struct gshmemi_lp_hdr {

@@ -112,3 +112,14 @@ int gshmemi_heap_cuda_memset(void *dst, int c, size_t n)
     }
     return GSHMEM_SUCCESS;
 }
+
+int gshmemi_heap_cuda_is_device(const void *p)
+{
+    struct cudaPointerAttributes a;
+
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}

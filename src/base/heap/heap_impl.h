@@ -5,8 +5,9 @@
 
 #include "heap.h"
 
-/* Host memory: a memfd mapped MAP_SHARED; sets h->base and h->fd. */
-int gshmemi_heap_host_create(gshmemi_heap_t *h, size_t size);
+/* Host memory: a memfd of size bytes mapped MAP_SHARED at an address
+ * aligned to align (a power of two); sets h->base and h->fd. */
+int gshmemi_heap_host_create(gshmemi_heap_t *h, size_t size, size_t align);
 void gshmemi_heap_host_destroy(gshmemi_heap_t *h);
 
 #ifdef GSHMEM_HAVE_CUDA
@@ -16,6 +17,7 @@ void gshmemi_heap_cuda_destroy(gshmemi_heap_t *h);
 int gshmemi_heap_cuda_copy(void *dst, const void *src, size_t n);
 int gshmemi_heap_cuda_memset(void *dst, int c, size_t n);
 int gshmemi_heap_cuda_available(void);
+int gshmemi_heap_cuda_is_device(const void *p);
 #endif
 
 #endif /* GSHMEMI_HEAP_IMPL_H */

@@ -4,6 +4,12 @@
  * no include guard on purpose. */
 GSHMEMI_CFG(size, SYMMETRIC_SIZE, symmetric_size, "256M",
             "bytes of symmetric heap per PE (K/M/G suffixes)")
+GSHMEMI_CFG(bool, SYMMETRIC_DATA, symmetric_data, "1",
+            "host heaps: the program's global and static variables (data+bss) are "
+            "symmetric (0: only the heap)")
+GSHMEMI_CFG(string, SYMMETRIC_LIBS, symmetric_libs, "",
+            "comma list of loaded shared libraries (file names, e.g. libfoo.so.1) whose "
+            "globals are symmetric too")
 GSHMEMI_CFG(string, DEBUG, debug, "WARN",
             "log level: NONE, ERROR, WARN, INFO, DEBUG or TRACE")
 GSHMEMI_CFG(string, DEBUG_SUBSYS, debug_subsys, "ALL",
