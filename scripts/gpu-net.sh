@@ -12,6 +12,9 @@
 #          GSHMEM_OFI_AM_COALESCE=0, 64 KiB messages, rxm's default eager
 #          size), then NCCL's socket transport on the same GPUs
 #          (scripts/nccl_sock_bw.py), one direction, 4 KiB .. 64 MiB
+#   lat    8 B put + quiet from a kernel (queue-latency: beside the doorbell
+#          round trip) over ofi/tcp;ofi_rxm and ofi/shm, and fi_pingpong's
+#          8 B round trip on each provider (.gpu/bin, gpu-pack.sh)
 #   dlrm   DLRM set N at P = 2 (scripts/dlrm-bench.sh N2): the whole grid
 #          new, its four corners old; DLRM_N_ITERS (default 5) iterations
 #   prof   one N case with the engine's and the ofi path's INFO lines
@@ -63,6 +66,26 @@ if want bw; then
   gpu_run bw-nccl-sockets 240 python3 scripts/nccl_sock_bw.py -b 4K -e 64M -n 20 -w 3 \
     -o "$OUT/csv/nccl-sockets-bw.csv"
   sed 's/^/  nccl /' "$OUT/csv/nccl-sockets-bw.csv" 2>/dev/null
+fi
+if want lat; then   # 8 B put + quiet from a kernel over this path (ofi/tcp and ofi/shm)
+  export PATH=$PWD/.gpu/bin:$PATH
+  for prov in "tcp;ofi_rxm" shm; do
+    n=${prov%%;*}
+    gpu_run "lat-$n" 120 env "${NET[@]}" "GSHMEM_OFI_PROVIDER=$prov" "$L" -n 2 \
+      "$B/apps/perf/device/gshmem-perf-dev-queue-latency" -b 8 -e 8 -n 30 -w 3 -r 100 \
+      -o "$OUT/csv/queue-lat-$n.csv"
+    grep -v "^#" "$OUT/logs/lat-$n.log" | sed "s/^/  $n /"
+    if command -v fi_pingpong >/dev/null; then   # the provider's own round trip
+      port=$((20000 + RANDOM % 20000))
+      timeout 60 fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 -B $port >/dev/null 2>&1 &
+      sleep 0.5
+      timeout 60 fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 -P $port 127.0.0.1 \
+        >"$OUT/logs/pingpong-$n.log" 2>&1
+      wait
+      awk '$1 == "8" && NF >= 8 {printf "  %s fi_pingpong 8 B round trip %.2f us\n", n, 2 * $7}' \
+        n="$n" "$OUT/logs/pingpong-$n.log"
+    fi
+  done
 fi
 if want dlrm; then
   for mode in new old; do
