@@ -18,3 +18,12 @@ export GSHMEM_TEST_BUILD_DIR=$gpu_env_build
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 FI_TCP_IFACE=lo
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+
+# gpu_run NAME TIMEOUT CMD...: one step of a GPU script, its output in
+# $OUT/logs/NAME.log, PASS/FAIL and the time printed; a failure sets status=1.
+gpu_run() {
+  local name=$1 t=$2 t0=$SECONDS; shift 2
+  mkdir -p "$OUT/logs"
+  if timeout "$t" "$@" >"$OUT/logs/$name.log" 2>&1; then echo "PASS $name ($((SECONDS - t0)) s)"
+  else echo "FAIL $name (status $?, $((SECONDS - t0)) s)"; tail -5 "$OUT/logs/$name.log"; status=1; fi
+}

@@ -18,11 +18,6 @@ mkdir -p "$OUT/logs"
 . scripts/gpu-env.sh "$B"
 L="$B/tools/gshmemrun/gshmemrun"
 status=0
-run() {   # run NAME TIMEOUT CMD...: one step, its log in $OUT/logs/NAME.log
-  local name=$1 t=$2 t0=$SECONDS; shift 2
-  if timeout "$t" "$@" >"$OUT/logs/$name.log" 2>&1; then echo "PASS $name ($((SECONDS - t0)) s)"
-  else echo "FAIL $name (status $?, $((SECONDS - t0)) s)"; tail -5 "$OUT/logs/$name.log"; status=1; fi
-}
 steps=" ${GPU_QUEUE_STEPS:-tests litmus profile bench sanitizer} "
 want() { [[ $steps == *" $1 "* ]]; }
 nvidia-smi -L | tee "$OUT/gpus.txt"
@@ -30,17 +25,17 @@ want tests && run tests "${GPU_QUEUE_TEST_TIMEOUT:-300}" "$B/tests/gshmem-tests"
   --filter "${GSHMEM_TEST_FILTER:-queue/*}"
 want tests && grep -E "Synthesis" "$OUT/logs/tests.log"
 want litmus && for v in fence signal; do
-  run "litmus-queue-$v-n2" 150 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 \
+  gpu_run "litmus-queue-$v-n2" 150 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 \
     "$L" -n 2 "$B/tests/pe/pe_litmus" $v 8192
 done
 want litmus && grep -h "violations" "$OUT"/logs/litmus-*.log | sed 's/^/  /'
 # the engine's profile (its INFO line at stop: entries, passes, ns per
 # entry, quiets and their time) under the latency loop and pe_queue's perf line
 want profile && for batch in 1 0; do
-  run "profile-latency-batch$batch" 120 env GSHMEM_P2P_BATCH=$batch GSHMEM_DEBUG=INFO \
+  gpu_run "profile-latency-batch$batch" 120 env GSHMEM_P2P_BATCH=$batch GSHMEM_DEBUG=INFO \
     GSHMEM_DEBUG_SUBSYS=PROXY "$L" -n 2 "$B/apps/perf/device/gshmem-perf-dev-queue-latency" \
     -b 8 -e 8 -n 30 -w 3 -r 200
-  run "profile-ops-batch$batch" 120 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 \
+  gpu_run "profile-ops-batch$batch" 120 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 \
     GSHMEM_P2P_BATCH=$batch GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=PROXY \
     "$L" -n 2 "$B/tests/pe/pe_queue" ops
   grep -h "pe_queue: perf\|engine stopped\|^ *8 " "$OUT"/logs/profile-*-batch$batch.log | sed 's/^/  /'
@@ -48,7 +43,7 @@ done
 # host producers over ofi/tcp;ofi_rxm: the engine's profile, and whether
 # naps matter (the progress threads never nap with a 10 s spin window)
 want profile && for spin in 1000 10000000; do
-  run "profile-host-tcp-spin$spin" 120 env GSHMEM_HEAP=host GSHMEM_TRANSPORTS=ofi \
+  gpu_run "profile-host-tcp-spin$spin" 120 env GSHMEM_HEAP=host GSHMEM_TRANSPORTS=ofi \
     GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' GSHMEM_IDLE_SPIN_US=$spin GSHMEM_DEBUG=INFO \
     GSHMEM_DEBUG_SUBSYS=PROXY "$L" -n 2 "$B/apps/perf/host/gshmem-perf-queue-host"
   grep -h "engine stopped\|put_quiet\|rate" "$OUT/logs/profile-host-tcp-spin$spin.log" | sed 's/^/  /'
@@ -58,7 +53,7 @@ if want bench; then
   cat "$OUT/queue-bench/summary.md" 2>/dev/null
 fi
 if want sanitizer; then
-  run sanitizer-memcheck-queue 90 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 "$L" -n 2 \
+  gpu_run sanitizer-memcheck-queue 90 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 "$L" -n 2 \
     compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/pe/pe_litmus" signal 64
   grep -h "ERROR SUMMARY" "$OUT/logs/sanitizer-memcheck-queue.log"
 fi

@@ -11,7 +11,11 @@
  * complete in index order: at once when nothing non-blocking is in flight,
  * else at the next transport quiet (every GSHMEMI_PROXY_QUIET_NBI
  * non-blocking operations, when half a ring is in flight, and whenever a
- * pass finds every ring empty). An empty pass also publishes the rings'
+ * pass finds every ring empty). Where the one transport in use can mark
+ * (transport.h: quiet_mark, ofi's active messages), the first and the last
+ * of these do not wait: the engine keeps taking entries and completes
+ * each mark's entries once it tests done (up to GSHMEMI_PROXY_MARKS in
+ * flight; half a ring in flight still waits, for ring space). An empty pass also publishes the rings'
  * tail and completed counts (idle flush). Empty passes poll without any
  * system call for GSHMEM_IDLE_SPIN_US, then nap with back-off up to
  * GSHMEM_IDLE_NAP_US (base/util/idle.h), so several PEs sharing cores
@@ -118,12 +122,12 @@ static int proxy_run(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
         return 1;
     }
     ch->executed = idx + gshmemi_qwqe_slots(w);
-    if (p->nbi_out >= GSHMEMI_PROXY_QUIET_NBI ||
-        ch->executed - ch->c.completed >= p->capacity / 2) {
-        rc = gshmemi_proxy_quiet(p);
-        if (rc != 0)
-            gshmemi_proxy_fail(p, rc);
-    }
+    if (ch->executed - ch->c.completed >= p->capacity / 2)
+        rc = gshmemi_proxy_quiet(p);   /* ring space: wait */
+    else if (p->nbi_out >= GSHMEMI_PROXY_QUIET_NBI)
+        rc = gshmemi_proxy_quiet_begin(p);
+    if (rc != 0)
+        gshmemi_proxy_fail(p, rc);
     return 1;
 }
 
@@ -170,14 +174,20 @@ static unsigned proxy_pass(gshmemi_proxy_t *p)
  * then naps up to GSHMEM_IDLE_NAP_US). */
 static void proxy_idle(gshmemi_proxy_t *p)
 {
-    if (p->status == 0 && p->nbi_out > 0) {
-        int rc = gshmemi_proxy_quiet(p);
-        if (rc != 0)
-            gshmemi_proxy_fail(p, rc);
-    }
+    int rc = 0;
+    if (p->status == 0 && p->nbi_out > 0)
+        rc = gshmemi_proxy_quiet_begin(p);
+    if (rc == 0 && p->status == 0)
+        rc = gshmemi_proxy_marks_poll(p);
+    if (rc != 0)
+        gshmemi_proxy_fail(p, rc);
     gshmemi_proxy_settle(p);
     for (uint32_t k = 0; k < p->n_chan; k++)
         gshmemi_ring_flush(&p->chan[k].c);
+    if (p->mark_head != p->mark_tail && p->status == 0) {
+        gshmemi_idle_busy(&p->idle);   /* completions to publish: poll, never nap */
+        return;
+    }
     gshmemi_idle_wait(&p->idle);
 }
 
@@ -219,11 +229,16 @@ static void *proxy_main(void *arg)
         int stopping = __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE);
         if (proxy_pass(p) > 0) {
             gshmemi_idle_busy(&p->idle);
+            if (p->mark_head != p->mark_tail && p->status == 0) {
+                int rc = gshmemi_proxy_marks_poll(p);
+                if (rc != 0)
+                    gshmemi_proxy_fail(p, rc);
+            }
             gshmemi_proxy_settle(p);
             continue;
         }
         proxy_idle(p);
-        if (stopping && p->n_pend == 0)
+        if (stopping && p->n_pend == 0 && (p->mark_head == p->mark_tail || p->status != 0))
             break;
     }
     return NULL;
@@ -329,13 +344,14 @@ void gshmemi_proxy_stop(void)
     if (p->started)
         pthread_join(p->thread, NULL);
     GSHMEMI_INFO(PROXY_SUBSYS, "proxy: engine stopped: %llu entries in %llu passes (%.0f ns "
-                 "per entry busy), %llu transport quiets (%.2f us each), %llu fences, %llu "
+                 "per entry busy), %llu transport quiets (%.2f us each), %llu quiets not "
+                 "waited for (marks), %llu fences, %llu "
                  "idle naps, %llu deferred fetches, status %d",
                  (unsigned long long)p->st.entries, (unsigned long long)p->st.passes,
                  p->st.entries ? (double)p->st.busy_ns / (double)p->st.entries : 0.0,
                  (unsigned long long)p->st.quiets,
                  p->st.quiets ? (double)p->st.quiet_ns / 1e3 / (double)p->st.quiets : 0.0,
-                 (unsigned long long)p->st.fences, (unsigned long long)p->idle.naps,
+                 (unsigned long long)p->st.marks, (unsigned long long)p->st.fences, (unsigned long long)p->idle.naps,
                  (unsigned long long)p->st.deferred, p->status);
     gshmemi_proxy_bounce_fini(p);
     gshmemi_proxy_channels_destroy(p);

@@ -59,10 +59,13 @@ static void proxy_issued(gshmemi_proxy_t *p, gshmemi_transport_t *tp)
 int gshmemi_proxy_quiet(gshmemi_proxy_t *p)
 {
     gshmemi_transport_t *tps = p->env.tps;
-    uint64_t t0 = p->used ? gshmemi_now_ns() : 0;
+    unsigned q = p->used;   /* and the transports of the marks in flight */
+    for (unsigned m = p->mark_head; m != p->mark_tail; m++)
+        q |= 1u << p->marks[m % GSHMEMI_PROXY_MARKS].tp;
+    uint64_t t0 = q ? gshmemi_now_ns() : 0;
 
     for (int i = 0; i < p->env.n_tps; i++) {
-        if (!(p->used & (1u << i)))
+        if (!(q & (1u << i)))
             continue;
         int rc = tps[i].ops->quiet(&tps[i]);
         if (rc != 0) {
@@ -75,19 +78,72 @@ int gshmemi_proxy_quiet(gshmemi_proxy_t *p)
     int rc = gshmemi_proxy_bounce_sync(p);   /* bounced gets' copies; frees the arena */
     if (rc != 0)
         return rc;
-    if (p->used) {
+    if (q) {
         p->st.quiets++;
         p->st.quiet_ns += gshmemi_now_ns() - t0;
     }
     p->used = 0;
     p->nbi_out = 0;
+    p->mark_head = p->mark_tail;   /* the quiet covered them */
+    gshmemi_proxy_settle(p);
+    return GSHMEM_SUCCESS;
+}
+
+int gshmemi_proxy_quiet_begin(gshmemi_proxy_t *p)
+{
+    if (p->nbi_out == 0)
+        return GSHMEM_SUCCESS;
+    if (__builtin_popcount(p->used) != 1 || p->arena_used != 0 ||
+        p->mark_tail - p->mark_head == GSHMEMI_PROXY_MARKS)
+        return gshmemi_proxy_quiet(p);
+    int i = __builtin_ctz(p->used);
+    gshmemi_transport_t *tp = &p->env.tps[i];
+    uint64_t token = 0;
+    int rc = tp->ops->quiet_mark ? tp->ops->quiet_mark(tp, &token) : GSHMEM_ERR_NOT_SUPPORTED;
+    if (rc == GSHMEM_ERR_NOT_SUPPORTED)
+        return gshmemi_proxy_quiet(p);
+    if (rc != 0) {
+        GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: quiet of %llu operation(s) failed: "
+                      "%s; the queue path of this PE stops", tp->ops->name,
+                      (unsigned long long)p->nbi_out, gshmem_strerror(rc));
+        return rc;
+    }
+    gshmemi_proxy_mark_t *m = &p->marks[p->mark_tail % GSHMEMI_PROXY_MARKS];
+    m->token = token;
+    m->tp = i;
+    for (uint32_t k = 0; k < p->n_chan; k++)
+        m->executed[k] = p->chan[k].executed;
+    p->mark_tail++;
+    p->st.marks++;
+    p->used = 0;
+    p->nbi_out = 0;
+    return GSHMEM_SUCCESS;
+}
+
+int gshmemi_proxy_marks_poll(gshmemi_proxy_t *p)
+{
+    while (p->mark_head != p->mark_tail) {
+        gshmemi_proxy_mark_t *m = &p->marks[p->mark_head % GSHMEMI_PROXY_MARKS];
+        gshmemi_transport_t *tp = &p->env.tps[m->tp];
+        int rc = tp->ops->quiet_test(tp, m->token);
+        if (rc < 0) {
+            GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: a quiet failed: %s; the queue "
+                          "path of this PE stops", tp->ops->name, gshmem_strerror(rc));
+            return rc;
+        }
+        if (rc == 0)
+            return GSHMEM_SUCCESS;
+        for (uint32_t k = 0; k < p->n_chan; k++)
+            gshmemi_ring_complete(&p->chan[k].c, m->executed[k]);
+        p->mark_head++;
+    }
     gshmemi_proxy_settle(p);
     return GSHMEM_SUCCESS;
 }
 
 void gshmemi_proxy_settle(gshmemi_proxy_t *p)
 {
-    if (p->nbi_out != 0 || p->status != 0)
+    if (p->nbi_out != 0 || p->status != 0 || p->mark_head != p->mark_tail)
         return;
     for (uint32_t k = 0; k < p->n_chan; k++)
         gshmemi_ring_complete(&p->chan[k].c, p->chan[k].executed);

@@ -62,6 +62,7 @@ int gshmemi_proxy_host_quiet(const gshmemi_queue_t *q, uint32_t *ch_p);
 typedef struct gshmemi_proxy_stats {
     uint64_t entries;       /* entries taken from the rings */
     uint64_t quiets;        /* transport quiets issued */
+    uint64_t marks;         /* quiets begun without waiting (quiet_mark) */
     uint64_t fences;        /* transport fences issued */
     uint64_t idle_sleeps;   /* naps once idle past GSHMEM_IDLE_SPIN_US */
     uint64_t deferred;      /* passes a fetching entry waited for its result slot */

@@ -15,6 +15,7 @@
 #define GSHMEMI_PROXY_RESULT_GRACE_NS 2000000000ull  /* stopping: a result slot never
                                                       * freed is overwritten after this */
 #define GSHMEMI_PROXY_MAX_MEM 32
+#define GSHMEMI_PROXY_MARKS 4            /* quiets in flight (transports with quiet_mark) */
 
 enum { GSHMEMI_PROXY_MEM_HOST = 0, GSHMEMI_PROXY_MEM_PINNED, GSHMEMI_PROXY_MEM_DEVICE };
 
@@ -33,6 +34,15 @@ typedef struct gshmemi_proxy_chan {
     } pend;
 } gshmemi_proxy_chan_t;
 
+/* A quiet begun and not waited for (exec.c: gshmemi_proxy_quiet_begin):
+ * once the transport's mark tests complete, each ring's entries before
+ * executed[k] are complete. */
+typedef struct gshmemi_proxy_mark {
+    uint64_t token;                 /* the transport's mark */
+    int tp;                         /* index in env.tps */
+    uint64_t executed[GSHMEMI_QUEUE_CHANNELS];
+} gshmemi_proxy_mark_t;
+
 typedef struct gshmemi_proxy {
     gshmemi_proxy_env_t env;        /* copied at start */
     int cuda;                       /* channels in CUDA memory (else host) */
@@ -48,6 +58,8 @@ typedef struct gshmemi_proxy {
     int status;                     /* 0 or the error the engine stopped on */
     uint64_t nbi_out;               /* non-blocking transport ops since the last quiet */
     unsigned used;                  /* bit i: env.tps[i] has such ops in flight */
+    gshmemi_proxy_mark_t marks[GSHMEMI_PROXY_MARKS];   /* oldest first */
+    unsigned mark_head, mark_tail;
     gshmemi_proxy_stats_t st;
     gshmemi_idle_t idle;            /* how the thread waits when a pass finds nothing */
     int n_pend;                     /* channels with chan[k].pend.has */
@@ -67,6 +79,10 @@ int gshmemi_proxy_exec(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshme
                        const gshmemi_wqe_t *x);
 /* Transport quiet of everything in flight, then every issued entry is
  * complete. 0 or the error (logged). */
+/* Begin a quiet without waiting where the one transport in use can mark
+ * (else quiet); gshmemi_proxy_marks_poll completes the marks that are done. */
+int gshmemi_proxy_quiet_begin(gshmemi_proxy_t *p);
+int gshmemi_proxy_marks_poll(gshmemi_proxy_t *p);
 int gshmemi_proxy_quiet(gshmemi_proxy_t *p);
 /* Entries issued with nothing non-blocking in flight are complete. */
 void gshmemi_proxy_settle(gshmemi_proxy_t *p);

@@ -58,6 +58,13 @@ typedef struct gshmemi_transport_ops {
     int (*fence)(gshmemi_transport_t *tp);
     /* Complete and make visible everything this PE issued. */
     int (*quiet)(gshmemi_transport_t *tp);
+    /* Optional (NULL, or GSHMEM_ERR_NOT_SUPPORTED from mark: use quiet): a
+     * quiet that does not wait. mark names everything issued so far; test
+     * drives progress once and returns 1 once all of it is complete and
+     * visible (as quiet would have made it), 0 before, < 0 on failure.
+     * Marks complete in the order they were made. */
+    int (*quiet_mark)(gshmemi_transport_t *tp, uint64_t *mark_p);
+    int (*quiet_test)(gshmemi_transport_t *tp, uint64_t mark);
     /* Local load/store address of pe's heap offset off, or NULL. */
     void *(*ptr)(gshmemi_transport_t *tp, int pe, uint64_t off);
     /* Drive progress once (called from wait loops); may be a no-op. */

@@ -16,7 +16,9 @@
  * nbi; multi-MiB puts and gets (chunked); every AMO on every type; fetch_add
  * contention on PE 0 (exact total, all fetched values distinct); put with
  * signal ordering (1 MiB then a signal ADD, the target polls the signal
- * with atomic_fetch and then checks the data; many rounds). Prints
+ * with atomic_fetch and then checks the data; many rounds); rows put one
+ * by one to strided places (as the DLRM queue path does), one put twice;
+ * a lone nbi put that arrives without a quiet. Prints
  * "pe_ofi_cuda: OK" on every PE, and timings on PE 0. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -44,12 +46,14 @@ typedef int (*cuda_memcpy_t)(void *, const void *, size_t, int);
 typedef int (*cuda_malloc_t)(void **, size_t);
 typedef int (*cuda_free_t)(void *);
 typedef int (*cuda_count_t)(int *);
+typedef int (*cuda_sync_t)(void);
 
 static struct {
     cuda_memcpy_t memcpy;
     cuda_malloc_t malloc;
     cuda_free_t free;
     cuda_count_t count;
+    cuda_sync_t sync;
 } cu;
 static int use_cuda;   /* the heap and "device" buffers are GPU memory */
 static int me, npes;
@@ -67,6 +71,7 @@ static void cuda_find(void)
     cu.malloc = (cuda_malloc_t)dlsym(RTLD_DEFAULT, "cudaMalloc");
     cu.free = (cuda_free_t)dlsym(RTLD_DEFAULT, "cudaFree");
     cu.count = (cuda_count_t)dlsym(RTLD_DEFAULT, "cudaGetDeviceCount");
+    cu.sync = (cuda_sync_t)dlsym(RTLD_DEFAULT, "cudaDeviceSynchronize");
 }
 
 static int probe(int host)
@@ -85,7 +90,10 @@ static int probe(int host)
     return 0;
 }
 
-/* Copies between host memory and heap/"device" memory, either kind. */
+/* Copies between host memory and heap/"device" memory, either kind. A
+ * cudaMemcpy from pageable memory may return before its DMA lands; gshmem
+ * reads device sources on its own streams (README: host calls on device
+ * memory), so the copy is waited for, as a program must. */
 static void dcopy(void *dst, const void *src, size_t n)
 {
     if (!use_cuda) {
@@ -93,6 +101,8 @@ static void dcopy(void *dst, const void *src, size_t n)
         return;
     }
     int e = cu.memcpy(dst, src, n, 4 /* cudaMemcpyDefault */);
+    if (e == 0)
+        e = cu.sync();
     PE_CHECK(e == 0, "cudaMemcpy of %zu bytes %p -> %p: error %d", n, src, dst, e);
 }
 
@@ -391,6 +401,90 @@ static void test_signal(void)
     gshmem_free(data);
 }
 
+/* Rows as the DLRM queue path sends them: ROWS rows of ROW_LEN bytes from
+ * one contiguous device buffer to strided places at every PE (ROW_STRIDE
+ * apart: the target applies each run as one 2D copy), each row its own
+ * nbi put, then one row put twice (the second must win), then quiet. */
+#define ROWS 300
+#define ROW_LEN 1040u                      /* not a multiple of 16: padded records */
+#define ROW_STRIDE 4096u
+static void test_rows(unsigned char *r)
+{
+    size_t region = (size_t)ROWS * ROW_STRIDE;
+    uint32_t *h = malloc(region);
+    PE_CHECK(h != NULL, "allocation");
+    unsigned char *src = dalloc((size_t)ROWS * ROW_LEN);
+    memset(h, 0xee, region);
+    for (int w = 0; w < npes; w++)
+        dcopy(r + (size_t)w * region, h, region);
+    gshmem_barrier_all();
+    for (int t = 0; t < npes; t++) {
+        fill(h, (size_t)ROWS * ROW_LEN, me, t, 7);
+        dcopy(src, h, (size_t)ROWS * ROW_LEN);
+        unsigned char *dst = r + (size_t)me * region;
+        for (int i = 0; i < ROWS; i++)
+            gshmem_putmem_nbi(dst + (size_t)i * ROW_STRIDE, src + (size_t)i * ROW_LEN, ROW_LEN,
+                              t);
+        /* row 5 again with row 6's data: applied after the first */
+        gshmem_putmem_nbi(dst + 5u * ROW_STRIDE, src + 6u * ROW_LEN, ROW_LEN, t);
+        gshmem_quiet();   /* src is rewritten for the next target */
+    }
+    gshmem_barrier_all();
+    uint32_t *want = malloc((size_t)ROWS * ROW_LEN);
+    PE_CHECK(want != NULL, "allocation");
+    for (int w = 0; w < npes; w++) {
+        dcopy(h, r + (size_t)w * region, region);
+        fill(want, (size_t)ROWS * ROW_LEN, w, me, 7);
+        for (int i = 0; i < ROWS; i++) {
+            const uint32_t *got = (const uint32_t *)((const char *)h + (size_t)i * ROW_STRIDE);
+            const uint32_t *exp = want + (size_t)(i == 5 ? 6 : i) * (ROW_LEN / 4);
+            for (size_t j = 0; j < ROW_LEN / 4; j++)
+                PE_CHECK(got[j] == exp[j], "row %d from PE %d: word %zu is 0x%08x, expected "
+                         "0x%08x", i, w, j, got[j], exp[j]);
+            const uint32_t *gap = got + ROW_LEN / 4;
+            PE_CHECK(i == ROWS - 1 || gap[0] == 0xeeeeeeeeu,
+                     "row %d from PE %d: the gap after it was written (0x%08x)", i, w, gap[0]);
+        }
+    }
+    free(want);
+    dfree(src);
+    free(h);
+    gshmem_barrier_all();
+}
+
+/* An nbi put followed by nothing that completes it (no quiet, fence or
+ * other request) still arrives: PE 0 puts a word to PE 1 and waits for
+ * PE 1's answer; PE 1 waits for the word, then answers the same way. */
+static void poll_word(const uint64_t *w, uint64_t want, const char *what)
+{
+    uint64_t v = 0;
+    double t0 = now_s();
+    for (;;) {
+        dcopy(&v, w, sizeof v);
+        if (v == want)
+            return;
+        PE_CHECK(now_s() - t0 < 10.0, "%s: word is %" PRIu64 " after 10 s, expected %" PRIu64
+                 " (an nbi put never sent without a quiet)", what, v, want);
+    }
+}
+
+static void test_lone_put(void)
+{
+    uint64_t *w = gshmem_calloc(2, sizeof(uint64_t));
+    PE_CHECK(w != NULL, "allocation");
+    gshmem_barrier_all();
+    static uint64_t one = 0x1234, two = 0x5678;   /* host source, read at once */
+    if (me == 0) {
+        gshmem_putmem_nbi(&w[0], &one, sizeof one, 1);
+        poll_word(&w[1], two, "PE 0 waiting for PE 1's answer");
+    } else if (me == 1) {
+        poll_word(&w[0], one, "PE 1 waiting for PE 0's lone put");
+        gshmem_putmem_nbi(&w[1], &two, sizeof two, 0);
+    }
+    gshmem_barrier_all();
+    gshmem_free(w);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "cuda";
@@ -414,6 +508,12 @@ int main(int argc, char **argv)
     test_puts(a, b, h);
     test_gets(a, b, h);
     test_large(l);
+    unsigned char *r = gshmem_malloc((size_t)ROWS * ROW_STRIDE * npes);
+    PE_CHECK(r != NULL, "allocation");
+    test_rows(r);
+    gshmem_free(r);
+    if (npes > 1)
+        test_lone_put();
     test_amo_ops();
     test_contention();
     test_signal();

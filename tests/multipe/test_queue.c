@@ -55,6 +55,23 @@ static void host_ops(int n)
 Test(queue, host_ops_n2) { host_ops(2); }
 Test(queue, host_ops_n4) { host_ops(4); }
 
+/* The same over ofi's active messages on the host heap (what a CUDA heap
+ * takes over the network, run without a GPU): puts sharing messages and
+ * the engine's quiets that do not wait (quiet marks). */
+#define Q_AM_ENV "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_AM=1 GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' " \
+                 "FI_TCP_IFACE=lo " Q_HEAP
+Test(queue, host_ops_ofi_am_n2)
+{
+    test_run_t r = q_run(Q_AM_ENV, "pe_queue_host", "ops", 2);
+    test_run_free(&r);
+}
+
+Test(queue, host_ops_ofi_am_n4)
+{
+    test_run_t r = q_run(Q_AM_ENV, "pe_queue_host", "ops", 4);
+    test_run_free(&r);
+}
+
 /* Entries on global and static variables: the engine accepts their window
  * offsets as remote ranges and the segments as local buffers. */
 static void host_globals(int n)

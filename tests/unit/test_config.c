@@ -209,6 +209,8 @@ Test(config, invalid_values_rejected_by_name)
         {"GSHMEM_TIMEOUT", "-3", "> 0"},
         {"GSHMEM_IDLE_SPIN_US", "-1", "microseconds from 0 to 10000000"},
         {"GSHMEM_IDLE_NAP_US", "0", "microseconds from 1 to 1000000"},
+        {"GSHMEM_OFI_AM_CHUNK", "1K", "a size from 4K to 4M"},
+        {"GSHMEM_OFI_AM_CHUNK", "8M", "a size from 4K to 4M"},
         {"GSHMEM_BOOTSTRAP", "slurm", "auto, local, mpi, pmix, self"},
         {"GSHMEM_HEAP", "gpu", "auto, host, cuda"},
         {"GSHMEM_TRANSPORTS", "p2p,tcp", "p2p, shm, ofi"},

@@ -243,6 +243,12 @@ static int gshmemi_config_validate(gshmemi_config_t *cfg)
         snprintf(v, sizeof(v), "%ld", cfg->idle_nap_us);
         return gshmemi_config_reject("IDLE_NAP_US", v, "microseconds from 1 to 1000000");
     }
+    if (cfg->ofi_am_chunk < 4096 || cfg->ofi_am_chunk > ((size_t)4 << 20)) {
+        char v[32];
+        const char *raw = getenv("GSHMEM_OFI_AM_CHUNK");   /* as the user wrote it */
+        snprintf(v, sizeof(v), "%zu", (size_t)cfg->ofi_am_chunk);
+        return gshmemi_config_reject("OFI_AM_CHUNK", raw ? raw : v, "a size from 4K to 4M");
+    }
     if (cfg->symmetric_size == 0)
         return gshmemi_config_reject("SYMMETRIC_SIZE", "0", "a size > 0 such as 512M or 2G");
     /* Apply the log settings right away: the rest of init logs with them. */

@@ -25,6 +25,14 @@ GSHMEMI_CFG(bool, P2P_BATCH, p2p_batch, "1",
             "call each)")
 GSHMEMI_CFG(string, OFI_PROVIDER, ofi_provider, "",
             "libfabric provider, e.g. shm, tcp;ofi_rxm, verbs;ofi_rxm (empty: first that fits)")
+GSHMEMI_CFG(bool, OFI_AM, ofi_am, "0",
+            "ofi: use the active-message path (what a CUDA heap takes without FI_HMEM) for a "
+            "host heap too: tests and benchmarks of that path without a GPU")
+GSHMEMI_CFG(bool, OFI_AM_COALESCE, ofi_am_coalesce, "1",
+            "ofi active messages: puts to one PE share messages, copies issued without "
+            "waiting (0: one message and one waited copy per put)")
+GSHMEMI_CFG(size, OFI_AM_CHUNK, ofi_am_chunk, "1M",
+            "ofi active messages: payload bytes of one message (4K to 4M)")
 GSHMEMI_CFG(int, TIMEOUT, timeout, "60",
             "seconds a bootstrap exchange may wait for a peer before the job is aborted")
 GSHMEMI_CFG(bool, INFO, info, "0", "print this table at init (PE 0)")

@@ -139,7 +139,7 @@ static int ofi_local_setup(ofi_state_t *s, const gshmemi_tp_env_t *env, ofi_card
     GSHMEMI_CHECK(ofi_register_memory(s));
 #ifdef GSHMEM_HAVE_CUDA
     if (s->am_mode)
-        GSHMEMI_CHECK(ofi_am_setup(s));
+        GSHMEMI_CHECK(ofi_am_setup(s, env->cfg));
 #endif
     size_t len = sizeof me->addr;
     int rc = fi_getname(&s->ep->fid, me->addr, &len);
@@ -335,6 +335,28 @@ static int ofi_quiet_op(gshmemi_transport_t *tp)
     return ofi_quiet(ofi_state(tp));
 }
 
+static int ofi_quiet_mark_op(gshmemi_transport_t *tp, uint64_t *mark_p)
+{
+#ifdef GSHMEM_HAVE_CUDA
+    ofi_state_t *s = ofi_state(tp);
+    if (s->am)
+        return ofi_am_quiet_mark(s, mark_p);
+#endif
+    (void)tp, (void)mark_p;
+    return GSHMEM_ERR_NOT_SUPPORTED;   /* the RMA path: the engine quiets */
+}
+
+static int ofi_quiet_test_op(gshmemi_transport_t *tp, uint64_t mark)
+{
+#ifdef GSHMEM_HAVE_CUDA
+    ofi_state_t *s = ofi_state(tp);
+    if (s->am)
+        return ofi_am_quiet_test(s, mark);
+#endif
+    (void)tp, (void)mark;
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
 static void *ofi_ptr(gshmemi_transport_t *tp, int pe, uint64_t off)
 {
     (void)tp, (void)pe, (void)off;
@@ -410,6 +432,8 @@ const gshmemi_transport_ops_t gshmemi_ofi_ops = {
     .amo_nbi = ofi_amo_nbi,
     .fence = ofi_fence,
     .quiet = ofi_quiet_op,
+    .quiet_mark = ofi_quiet_mark_op,
+    .quiet_test = ofi_quiet_test_op,
     .ptr = ofi_ptr,
     .progress = ofi_progress_op,
     .mem_register = ofi_mem_register,

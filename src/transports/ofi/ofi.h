@@ -184,16 +184,21 @@ int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dt
 #ifdef GSHMEM_HAVE_CUDA
 /* ofi_am_source.c / ofi_am_target.c: the active-message path (CUDA heap without FI_HMEM).
  * Entered from the RMA path's functions when s->am is set. */
-int ofi_am_setup(ofi_state_t *s);
+/* Before the first fi_getinfo: provider settings the path wants (FI_OFI_RXM_*). */
+void ofi_am_env(const gshmemi_config_t *cfg);
+int ofi_am_setup(ofi_state_t *s, const gshmemi_config_t *cfg);
 void ofi_am_close(ofi_state_t *s);    /* after the endpoint is closed */
-int ofi_am_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n);
+int ofi_am_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n, int nbi);
 int ofi_am_get(ofi_state_t *s, int pe, void *dst, uint64_t off, size_t n, int nbi);
 int ofi_am_amo(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                   uint64_t off, const void *operand, const void *compare, void *result);
 int ofi_am_amo_nbi(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                       uint64_t off, const void *operand);
 int ofi_am_quiet(ofi_state_t *s);
+int ofi_am_quiet_mark(ofi_state_t *s, uint64_t *mark_p);
+int ofi_am_quiet_test(ofi_state_t *s, uint64_t mark);
 int ofi_am_progress(ofi_state_t *s);
+int ofi_am_source_progress(ofi_state_t *s);
 void ofi_am_event(ofi_state_t *s, ofi_op_t *op, int err);
 void ofi_am_thread_start(ofi_state_t *s);
 /* For the progress thread after an empty pass: 1 = poll again soon (work

@@ -8,19 +8,60 @@
 #include "ofi.h"
 
 #define OFI_AM_HDR 64u                          /* header room before a payload */
-#define OFI_AM_CHUNK (64u << 10)                /* payload bytes per message, at most */
-#define OFI_AM_BUF (OFI_AM_HDR + OFI_AM_CHUNK)
+#define OFI_AM_REC 16u                          /* a PUT record's header (ofi_am_rec_t) */
 #define OFI_AM_TX 64                            /* send buffers (a 64-bit bitmap) */
 #define OFI_AM_WINDOW 16                        /* unacknowledged requests per target */
 #define OFI_AM_RX_EXTRA 32                      /* receive buffers for replies and acks */
+#define OFI_AM_BATCHES 32                       /* target: passes' applies in flight */
+#define OFI_AM_MARKS 8                          /* quiet marks in flight (engine) */
 
 typedef enum ofi_am_type {
-    OFI_AM_PUT = 1,     /* payload -> heap[off, +len) */
+    OFI_AM_PUT = 1,     /* len bytes of records: ofi_am_rec_t + payload padded to
+                         * 16 B, applied in order; operand = the number of records */
     OFI_AM_GET,         /* reply with heap[off, +len) */
     OFI_AM_AMO,         /* amo_op/dtype on heap[off]; reply (old value) when req != 0 */
     OFI_AM_REPLY,       /* to the requester: status, payload (GET) or operand = old value */
     OFI_AM_ACK          /* to a source: seq = its requests applied and visible so far */
 } ofi_am_type_t;
+
+/* One put inside a PUT message; its payload follows, padded to OFI_AM_REC. */
+typedef struct ofi_am_rec {
+    uint64_t off;            /* heap offset at the target */
+    uint64_t len;            /* payload bytes */
+} ofi_am_rec_t;
+
+_Static_assert(sizeof(ofi_am_rec_t) == OFI_AM_REC, "ofi_am_rec_t is one record header");
+
+static inline size_t ofi_am_pad(size_t n)
+{
+    return (n + OFI_AM_REC - 1) & ~(size_t)(OFI_AM_REC - 1);
+}
+
+/* The PUT message being filled for one target (source side, under src_lock). */
+typedef struct ofi_am_open {
+    int slot;                /* its send buffer, -1: none open */
+    size_t used;             /* bytes after the header */
+    uint32_t nrec;
+    int copies;              /* device copies issued into it */
+    uint64_t t_open;         /* when it was opened (ns): progress closes old ones */
+    /* rows of device memory not copied yet: run_n rows of run_len bytes from
+     * run_src (contiguous) to run_dst, one record apart; one 2D copy */
+    const char *run_src;
+    char *run_dst;
+    size_t run_len;
+    uint32_t run_n;
+} ofi_am_open_t;
+
+/* A closed message waiting for its device copies before it is sent. */
+typedef struct ofi_am_ready {
+    int slot, pe, copies;
+    size_t len;
+} ofi_am_ready_t;
+
+/* What the source side did (printed at INFO when the transport closes). */
+typedef struct ofi_am_stats {
+    uint64_t puts, msgs, bytes, copies, window_waits, tx_waits, copy_waits;
+} ofi_am_stats_t;
 
 typedef struct ofi_am_hdr {
     uint8_t type, amo_op, dtype, pad0;
@@ -42,7 +83,25 @@ typedef struct ofi_am {
     void *stream;            /* cudaStream_t: target-side applies, in arrival order */
     void *ustream;           /* cudaStream_t: source-side copies out of device buffers */
     size_t chunk;            /* payload bytes per message */
+    size_t buf;              /* bytes of one send or receive buffer: OFI_AM_HDR + chunk */
+    int coalesce;            /* GSHMEM_OFI_AM_COALESCE: puts share PUT messages */
     int err;                 /* first failure an ACK reported (atomic), for quiet */
+
+    /* source side: messages being filled and closed ones waiting for their
+     * copies (in request order), under src_lock */
+    pthread_mutex_t src_lock;
+    ofi_am_open_t *open;     /* [n_pes] */
+    ofi_am_ready_t ready[OFI_AM_TX];
+    unsigned ready_head, ready_tail;   /* written under src_lock, read anywhere */
+    int n_open;              /* open messages (atomic; progress stays hot while > 0) */
+    void **ev;               /* [OFI_AM_TX] cudaEvent_t per send buffer (CUDA heap) */
+    ofi_am_stats_t stats;
+    /* quiet marks (ofi_am_quiet_mark): what had been issued at each */
+    struct {
+        uint64_t *seq;       /* [n_pes] next_seq when marked */
+        uint64_t tx, nbi;    /* tx_sync.posted and s->nbi.posted when marked */
+    } marks[OFI_AM_MARKS];
+    uint64_t n_marks;        /* marks made (the next one's number) */
 
     /* source side (any thread) */
     char *tx;
@@ -64,21 +123,28 @@ typedef struct ofi_am {
     uint64_t *acked_out;     /* [n_pes] count last acknowledged to each source */
     int *src_err;            /* [n_pes] first failure to report to each source */
     ofi_op_t **stash;        /* [n_pes] requests that arrived ahead of their turn */
-    ofi_op_t *done;          /* applied buffers waiting for the stream before reuse */
+    ofi_op_t *done;          /* buffers applied in this pass (reused once visible) */
+    /* passes whose applies are queued on st->stream, oldest first: each
+     * one's buffers and the applied counts it makes visible (ACKed) */
+    ofi_op_t *batch_done[OFI_AM_BATCHES];
+    uint64_t *batch_applied; /* [OFI_AM_BATCHES][n_pes] */
+    unsigned batch_head, batch_tail;   /* tail written under lock, read by ofi_am_hot */
+    void **tev;              /* [OFI_AM_BATCHES] cudaEvent_t (CUDA heap) */
+    uint64_t *visible;       /* [n_pes] requests of each source applied and visible */
     ofi_op_t *retry;         /* buffers whose repost or reply send hit -FI_EAGAIN */
-    int dirty;               /* applies queued on stream since the last sync */
+    int pending;             /* requests applied in this pass (a batch to make) */
     int ack_due;             /* some source may be owed an ACK */
     int activity;            /* a pass completed something (atomic; ofi_am_hot) */
 } ofi_am_t;
 
 static inline char *ofi_am_tx_ptr(ofi_am_t *st, int slot)
 {
-    return st->tx + (size_t)slot * OFI_AM_BUF;
+    return st->tx + (size_t)slot * st->buf;
 }
 
 static inline char *ofi_am_rx_ptr(ofi_am_t *st, int idx)
 {
-    return st->rx + (size_t)idx * OFI_AM_BUF;
+    return st->rx + (size_t)idx * st->buf;
 }
 
 /* ofi_am_target.c: the receive side */
@@ -97,10 +163,29 @@ void ofi_smem_dev_leave(int prev);
 /* Synchronous copies between a host buffer and a user buffer (host or
  * device memory), through stream (st->stream or st->ustream). */
 int ofi_smem_from_user(ofi_am_t *st, void *stream, void *host_dst, const void *src, size_t n);
+/* 1 when src is device memory (the heap's range first, then the runtime). */
+int ofi_smem_is_device(ofi_am_t *st, const gshmemi_heap_t *heap, const void *src);
+/* Source side, on st->ustream, not waited for: height rows of width bytes
+ * from device memory src (rows contiguous) to host dst (rows dpitch apart). */
+int ofi_smem_rows_from_device(ofi_am_t *st, void *dst, size_t dpitch, const void *src,
+                              size_t width, size_t height);
+/* Events (CUDA heap; a host heap has none and needs none): st->ev, one per
+ * send buffer, and st->tev, one per target batch. mark records ev after
+ * the work issued so far on stream; marked: 1 once it is done (always on a
+ * host heap), 0 before, < 0 on failure. wait_copies waits for every copy
+ * issued on st->ustream. */
+int ofi_smem_events_init(ofi_am_t *st);
+void ofi_smem_events_fini(ofi_am_t *st);
+int ofi_smem_mark(ofi_am_t *st, void *ev, void *stream);
+int ofi_smem_marked(ofi_am_t *st, void *ev);
+int ofi_smem_wait_copies(ofi_am_t *st);
 int ofi_smem_to_user(ofi_am_t *st, void *stream, void *dst, const void *host_src, size_t n);
-/* Heap side, on st->stream in order: write is asynchronous (see sync), read
- * waits; amo is asynchronous unless result is wanted. */
-int ofi_smem_heap_write(ofi_am_t *st, void *heap_dst, const void *host_src, size_t n);
+/* Heap side, on st->stream in order: write_rows (height rows of width bytes,
+ * spitch apart in host_src, dpitch apart in the heap) is asynchronous (see
+ * sync and the events), read waits; amo is asynchronous unless result is
+ * wanted. */
+int ofi_smem_heap_write_rows(ofi_am_t *st, void *heap_dst, size_t dpitch, const void *host_src,
+                             size_t spitch, size_t width, size_t height);
 int ofi_smem_heap_read(ofi_am_t *st, void *host_dst, const void *heap_src, size_t n);
 int ofi_smem_heap_amo(ofi_am_t *st, void *heap_p, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                       const void *operand, const void *compare, void *result);

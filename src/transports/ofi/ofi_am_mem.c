@@ -100,7 +100,7 @@ void ofi_smem_dev_leave(int prev)
 }
 
 /* 1 when p is device (or managed) memory: copy it with the CUDA runtime. */
-static int ofi_smem_is_device(const void *p)
+static int ofi_smem_is_device_mem(const void *p)
 {
     struct cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -125,7 +125,7 @@ static int ofi_smem_copy_sync(ofi_am_t *st, void *stream, void *dst, const void 
 
 int ofi_smem_from_user(ofi_am_t *st, void *stream, void *host_dst, const void *src, size_t n)
 {
-    if (st->cuda && ofi_smem_is_device(src))
+    if (st->cuda && ofi_smem_is_device_mem(src))
         return ofi_smem_copy_sync(st, stream, host_dst, src, n, "copy out of a device buffer");
     memcpy(host_dst, src, n);
     return 0;
@@ -133,21 +133,119 @@ int ofi_smem_from_user(ofi_am_t *st, void *stream, void *host_dst, const void *s
 
 int ofi_smem_to_user(ofi_am_t *st, void *stream, void *dst, const void *host_src, size_t n)
 {
-    if (st->cuda && ofi_smem_is_device(dst))
+    if (st->cuda && ofi_smem_is_device_mem(dst))
         return ofi_smem_copy_sync(st, stream, dst, host_src, n, "copy into a device buffer");
     memcpy(dst, host_src, n);
     return 0;
 }
 
-int ofi_smem_heap_write(ofi_am_t *st, void *heap_dst, const void *host_src, size_t n)
+int ofi_smem_is_device(ofi_am_t *st, const gshmemi_heap_t *heap, const void *src)
 {
-    if (!st->cuda) {
-        memcpy(heap_dst, host_src, n);
+    if (!st->cuda)
+        return 0;
+    if (gshmemi_heap_contains(heap, src, 1))
+        return 1;   /* the usual case (the engine's puts): no runtime call */
+    return ofi_smem_is_device_mem(src);
+}
+
+int ofi_smem_rows_from_device(ofi_am_t *st, void *dst, size_t dpitch, const void *src,
+                              size_t width, size_t height)
+{
+    cudaError_t e = height == 1
+                        ? cudaMemcpyAsync(dst, src, width, cudaMemcpyDeviceToHost,
+                                          (cudaStream_t)st->ustream)
+                        : cudaMemcpy2DAsync(dst, dpitch, src, width, width, height,
+                                            cudaMemcpyDeviceToHost, (cudaStream_t)st->ustream);
+    return e == cudaSuccess ? 0 : ofi_smem_fail(e, "copy out of a device buffer", width * height,
+                                                src);
+}
+
+static int ofi_smem_events_make(ofi_am_t *st, void ***ev_p, int n)
+{
+    void **ev = calloc((size_t)n, sizeof *ev);
+    if (!ev) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: out of memory for %d events", n);
+        return GSHMEM_ERR_NOMEM;
+    }
+    *ev_p = ev;
+    int prev;
+    ofi_smem_dev_enter(st, &prev);
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < n && e == cudaSuccess; i++)
+        e = cudaEventCreateWithFlags((cudaEvent_t *)&ev[i], cudaEventDisableTiming);
+    ofi_smem_dev_leave(prev);
+    return e == cudaSuccess ? 0 : ofi_smem_fail(e, "cudaEventCreateWithFlags", 0, NULL);
+}
+
+static void ofi_smem_events_free(void ***ev_p, int n)
+{
+    void **ev = *ev_p;
+    if (!ev)
+        return;
+    for (int i = 0; i < n; i++)
+        if (ev[i])
+            cudaEventDestroy((cudaEvent_t)ev[i]);
+    free(ev);
+    *ev_p = NULL;
+}
+
+int ofi_smem_events_init(ofi_am_t *st)
+{
+    if (!st->cuda)
+        return 0;
+    GSHMEMI_CHECK(ofi_smem_events_make(st, &st->ev, OFI_AM_TX));
+    return ofi_smem_events_make(st, &st->tev, OFI_AM_BATCHES);
+}
+
+void ofi_smem_events_fini(ofi_am_t *st)
+{
+    ofi_smem_events_free(&st->ev, OFI_AM_TX);
+    ofi_smem_events_free(&st->tev, OFI_AM_BATCHES);
+}
+
+int ofi_smem_mark(ofi_am_t *st, void *ev, void *stream)
+{
+    if (!st->cuda)
+        return 0;
+    cudaError_t e = cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)stream);
+    return e == cudaSuccess ? 0 : ofi_smem_fail(e, "cudaEventRecord", 0, NULL);
+}
+
+int ofi_smem_marked(ofi_am_t *st, void *ev)
+{
+    if (!st->cuda)
+        return 1;
+    cudaError_t e = cudaEventQuery((cudaEvent_t)ev);
+    if (e == cudaSuccess)
+        return 1;
+    if (e == cudaErrorNotReady) {
+        (void)cudaGetLastError();
         return 0;
     }
-    cudaError_t e = cudaMemcpyAsync(heap_dst, host_src, n, cudaMemcpyHostToDevice,
-                                    (cudaStream_t)st->stream);
-    return e == cudaSuccess ? 0 : ofi_smem_fail(e, "cudaMemcpyAsync into the heap", n, heap_dst);
+    return ofi_smem_fail(e, "a copy (event)", 0, NULL);
+}
+
+int ofi_smem_wait_copies(ofi_am_t *st)
+{
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)st->ustream);
+    return e == cudaSuccess ? 0 : ofi_smem_fail(e, "copy out of a device buffer", 0, NULL);
+}
+
+int ofi_smem_heap_write_rows(ofi_am_t *st, void *heap_dst, size_t dpitch, const void *host_src,
+                             size_t spitch, size_t width, size_t height)
+{
+    if (!st->cuda) {
+        for (size_t r = 0; r < height; r++)
+            memcpy((char *)heap_dst + r * dpitch, (const char *)host_src + r * spitch, width);
+        return 0;
+    }
+    cudaStream_t cs = (cudaStream_t)st->stream;
+    cudaError_t e = height == 1 ? cudaMemcpyAsync(heap_dst, host_src, width,
+                                                  cudaMemcpyHostToDevice, cs)
+                                : cudaMemcpy2DAsync(heap_dst, dpitch, host_src, spitch, width,
+                                                    height, cudaMemcpyHostToDevice, cs);
+    return e == cudaSuccess ? 0 : ofi_smem_fail(e, "cudaMemcpy2DAsync into the heap",
+                                                width * height, heap_dst);
 }
 
 int ofi_smem_heap_read(ofi_am_t *st, void *host_dst, const void *heap_src, size_t n)

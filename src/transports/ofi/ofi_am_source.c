@@ -22,11 +22,11 @@ static int ofi_am_buffers(ofi_state_t *s, ofi_am_t *st)
     size_t want = (size_t)s->n_pes * OFI_AM_WINDOW + OFI_AM_RX_EXTRA;
     size_t cap = s->info->rx_attr->size > 16 ? s->info->rx_attr->size - 8 : 64;
     st->n_rx = (int)(want < cap ? want : cap);
-    GSHMEMI_CHECK(ofi_smem_alloc(st, (size_t)OFI_AM_TX * OFI_AM_BUF, (void **)&st->tx));
-    GSHMEMI_CHECK(ofi_smem_alloc(st, (size_t)st->n_rx * OFI_AM_BUF, (void **)&st->rx));
-    GSHMEMI_CHECK(ofi_mr_register(s, st->tx, (size_t)OFI_AM_TX * OFI_AM_BUF,
+    GSHMEMI_CHECK(ofi_smem_alloc(st, (size_t)OFI_AM_TX * st->buf, (void **)&st->tx));
+    GSHMEMI_CHECK(ofi_smem_alloc(st, (size_t)st->n_rx * st->buf, (void **)&st->rx));
+    GSHMEMI_CHECK(ofi_mr_register(s, st->tx, (size_t)OFI_AM_TX * st->buf,
                                   FI_SEND | FI_RECV, &st->tx_mr, &st->tx_desc));
-    GSHMEMI_CHECK(ofi_mr_register(s, st->rx, (size_t)st->n_rx * OFI_AM_BUF,
+    GSHMEMI_CHECK(ofi_mr_register(s, st->rx, (size_t)st->n_rx * st->buf,
                                   FI_SEND | FI_RECV, &st->rx_mr, &st->rx_desc));
     st->tx_free = ~0ull;
     st->rx_ops = calloc((size_t)st->n_rx, sizeof *st->rx_ops);
@@ -47,7 +47,19 @@ static int ofi_am_buffers(ofi_state_t *s, ofi_am_t *st)
     return 0;
 }
 
-int ofi_am_setup(ofi_state_t *s)
+void ofi_am_env(const gshmemi_config_t *cfg)
+{
+    /* ofi_rxm sends a message above its buffer size in 16 KiB segments,
+     * copied on both sides (or by rendezvous): measured on loopback tcp,
+     * one eager message per request moves 2x the bytes. Raise its eager
+     * limit to one whole message, unless the user chose one. libfabric
+     * reads it when the provider loads (the first fi_getinfo). */
+    char v[32];
+    snprintf(v, sizeof v, "%zu", (size_t)cfg->ofi_am_chunk + OFI_AM_HDR + 256);
+    setenv("FI_OFI_RXM_BUFFER_SIZE", v, 0);
+}
+
+int ofi_am_setup(ofi_state_t *s, const gshmemi_config_t *cfg)
 {
     ofi_am_t *st = calloc(1, sizeof *st);
     size_t n = (size_t)(unsigned)s->n_pes;
@@ -57,30 +69,51 @@ int ofi_am_setup(ofi_state_t *s)
     }
     s->am = st;
     pthread_mutex_init(&st->lock, NULL);
+    pthread_mutex_init(&st->src_lock, NULL);
     if (s->inject_size < sizeof(ofi_am_hdr_t) || s->max_msg < OFI_AM_HDR + 4096) {
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: provider '%s' injects %zu bytes and sends "
                       "%zu at most; the active-message path needs %zu and %u", s->prov_name,
                       s->inject_size, s->max_msg, sizeof(ofi_am_hdr_t), OFI_AM_HDR + 4096);
         return GSHMEM_ERR_TRANSPORT;
     }
-    st->chunk = s->max_msg - OFI_AM_HDR < OFI_AM_CHUNK ? s->max_msg - OFI_AM_HDR
-                                                               : OFI_AM_CHUNK;
+    st->chunk = s->max_msg - OFI_AM_HDR < cfg->ofi_am_chunk ? s->max_msg - OFI_AM_HDR
+                                                           : cfg->ofi_am_chunk;
+    st->chunk &= ~(size_t)(OFI_AM_REC - 1);
+    st->buf = OFI_AM_HDR + st->chunk;
+    st->coalesce = cfg->ofi_am_coalesce;
     st->next_seq = calloc(n, sizeof(uint64_t));
     st->acked = calloc(n, sizeof(uint64_t));
     st->applied = calloc(n, sizeof(uint64_t));
     st->acked_out = calloc(n, sizeof(uint64_t));
     st->src_err = calloc(n, sizeof(int));
     st->stash = calloc(n, sizeof(ofi_op_t *));
+    st->open = calloc(n, sizeof(ofi_am_open_t));
+    st->visible = calloc(n, sizeof(uint64_t));
+    st->batch_applied = calloc(n * OFI_AM_BATCHES, sizeof(uint64_t));
     if (!st->next_seq || !st->acked || !st->applied || !st->acked_out || !st->src_err ||
-        !st->stash) {
+        !st->stash || !st->open || !st->visible || !st->batch_applied) {
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: out of memory for %d PEs", s->n_pes);
         return GSHMEM_ERR_NOMEM;
     }
+    for (size_t i = 0; i < n; i++)
+        st->open[i].slot = -1;
+    for (int i = 0; i < OFI_AM_MARKS; i++) {
+        st->marks[i].seq = calloc(n, sizeof(uint64_t));
+        if (!st->marks[i].seq) {
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: out of memory for %d PEs", s->n_pes);
+            return GSHMEM_ERR_NOMEM;
+        }
+    }
     GSHMEMI_CHECK(ofi_smem_init(st, s->heap));
+    GSHMEMI_CHECK(ofi_smem_events_init(st));
     GSHMEMI_CHECK(ofi_am_buffers(s, st));
-    GSHMEMI_DEBUG(OFI_SUBSYS, "ofi active messages: %d receive and %d send buffers of %u bytes "
-                  "(%s), window %d requests per target, chunk %zu", st->n_rx, OFI_AM_TX,
-                  OFI_AM_BUF, st->cuda ? "pinned" : "host", OFI_AM_WINDOW, st->chunk);
+    const char *rxm = getenv("FI_OFI_RXM_BUFFER_SIZE");
+    GSHMEMI_INFO(OFI_SUBSYS, "ofi active messages: %d receive and %d send buffers of %zu bytes "
+                 "(%s), window %d requests per target, %s (GSHMEM_OFI_AM_COALESCE=%d), "
+                 "FI_OFI_RXM_BUFFER_SIZE=%s", st->n_rx, OFI_AM_TX, st->buf,
+                 st->cuda ? "pinned" : "host", OFI_AM_WINDOW,
+                 st->coalesce ? "puts to one PE share messages" : "one message per put",
+                 st->coalesce, rxm ? rxm : "(unset)");
     return 0;
 }
 
@@ -89,12 +122,21 @@ void ofi_am_close(ofi_state_t *s)
     ofi_am_t *st = s->am;
     if (!st)
         return;
+    const ofi_am_stats_t *c = &st->stats;
+    GSHMEMI_INFO(OFI_SUBSYS, "ofi active messages: PE %d sent %llu puts in %llu messages "
+                 "(%llu bytes, %.0f per message), %llu device copies; waits: window %llu, "
+                 "send buffer %llu, copies %llu", s->my_pe, (unsigned long long)c->puts,
+                 (unsigned long long)c->msgs, (unsigned long long)c->bytes,
+                 c->msgs ? (double)c->bytes / (double)c->msgs : 0.0,
+                 (unsigned long long)c->copies, (unsigned long long)c->window_waits,
+                 (unsigned long long)c->tx_waits, (unsigned long long)c->copy_waits);
     if (st->tx_mr)
         fi_close(&st->tx_mr->fid);
     if (st->rx_mr)
         fi_close(&st->rx_mr->fid);
     ofi_smem_free(st, st->tx);
     ofi_smem_free(st, st->rx);
+    ofi_smem_events_fini(st);
     ofi_smem_fini(st);
     free(st->rx_ops);
     free(st->next_seq);
@@ -103,7 +145,13 @@ void ofi_am_close(ofi_state_t *s)
     free(st->acked_out);
     free(st->src_err);
     free(st->stash);
+    free(st->open);
+    for (int i = 0; i < OFI_AM_MARKS; i++)
+        free(st->marks[i].seq);
+    free(st->visible);
+    free(st->batch_applied);
     pthread_mutex_destroy(&st->lock);
+    pthread_mutex_destroy(&st->src_lock);
     free(st);
     s->am = NULL;
 }
@@ -114,16 +162,48 @@ void ofi_am_thread_start(ofi_state_t *s)
     ofi_smem_dev_enter(s->am, &prev);   /* stays current for the thread's life */
 }
 
-/* ---- source side ---------------------------------------------------- */
+/* ---- source side ------------------------------------------------------
+ * Requests to one target are numbered in the order they are made (seq) and
+ * applied there in that order. Puts fill a PUT message per target (several
+ * puts, one message; device rows copied with one 2D copy per contiguous
+ * run, never waited for here); the message closes when full, before any
+ * other request to that target, at quiet, and in progress once it is
+ * older than OFI_AM_AGE_NS. A closed message takes its number, then waits
+ * in the ready queue until its copies are done (events polled by
+ * ofi_am_pump), then is sent. Everything under st->src_lock. */
+
+#define OFI_AM_AGE_NS 20000u
+
+static int ofi_am_pump(ofi_state_t *s);
+static int ofi_am_close_all(ofi_state_t *s);
+
+/* Wait (driving progress and the ready queue) for one pass's worth. */
+static int ofi_am_spin(ofi_state_t *s)
+{
+    int rc = ofi_am_pump(s);
+    if (rc < 0)
+        return rc;
+    int n = ofi_progress_once(s);
+    if (n < 0)
+        return n;
+    if (n == 0 && rc == 0)
+        sched_yield();
+    return 0;
+}
 
 static int ofi_am_tx_get(ofi_state_t *s)
 {
     ofi_am_t *st = s->am;
-    for (;;) {
+    for (int waited = 0;; waited = 1) {
         uint64_t m = __atomic_load_n(&st->tx_free, __ATOMIC_ACQUIRE);
         if (m == 0) {
-            if (ofi_progress_once(s) <= 0)
-                sched_yield();
+            st->stats.tx_waits += !waited;
+            /* open messages hold buffers too: with many targets, all of them */
+            int rc = ofi_am_close_all(s);
+            if (rc == 0)
+                rc = ofi_am_spin(s);
+            if (rc < 0)
+                return rc;
             continue;
         }
         int slot = __builtin_ctzll(m);
@@ -147,6 +227,8 @@ static int ofi_am_send(ofi_state_t *s, int pe, const void *msg, size_t len, int 
     if (len > s->inject_size) {
         if (slot < 0) {
             slot = ofi_am_tx_get(s);
+            if (slot < 0)
+                return slot;
             memcpy(ofi_am_tx_ptr(st, slot), msg, len);
         }
         op = ofi_op_get(s, &st->tx_sync, OFI_OP_AM_SEND, pe, 0, len);
@@ -165,8 +247,11 @@ static int ofi_am_send(ofi_state_t *s, int pe, const void *msg, size_t len, int 
     }
     if (rc == 0 && !op && slot >= 0)
         ofi_am_tx_put(st, slot);   /* injected: the buffer is free at once */
-    if (rc == 0)
+    if (rc == 0) {
+        st->stats.msgs++;
+        st->stats.bytes += len;
         return 0;
+    }
     GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: sending %zu bytes to PE %d failed: %s", len, pe,
                   fi_strerror((int)-rc));
     if (slot >= 0)
@@ -178,41 +263,198 @@ static int ofi_am_send(ofi_state_t *s, int pe, const void *msg, size_t len, int 
     return GSHMEM_ERR_TRANSPORT;
 }
 
-/* Number the request h for pe, wait for room in pe's window, send it. */
-static int ofi_am_request(ofi_state_t *s, int pe, ofi_am_hdr_t *h, size_t len, int slot)
+/* Send the ready messages whose copies are done, oldest first; returns how
+ * many went, or < 0. */
+static int ofi_am_pump(ofi_state_t *s)
+{
+    ofi_am_t *st = s->am;
+    int sent = 0;
+    while (st->ready_head != st->ready_tail) {
+        ofi_am_ready_t *r = &st->ready[st->ready_head % OFI_AM_TX];
+        if (r->copies) {
+            int done = ofi_smem_marked(st, st->ev[r->slot]);
+            if (done < 0)
+                return done;
+            if (done == 0)
+                break;
+        }
+        __atomic_store_n(&st->ready_head, st->ready_head + 1, __ATOMIC_RELEASE);
+        GSHMEMI_CHECK(ofi_am_send(s, r->pe, ofi_am_tx_ptr(st, r->slot), r->len, r->slot));
+        sent++;
+    }
+    return sent;
+}
+
+/* Number the request h for pe and wait for room in pe's window. */
+static int ofi_am_number(ofi_state_t *s, int pe, ofi_am_hdr_t *h)
 {
     ofi_am_t *st = s->am;
     uint64_t seq = __atomic_fetch_add(&st->next_seq[pe], 1, __ATOMIC_ACQ_REL);
-    while (seq >= __atomic_load_n(&st->acked[pe], __ATOMIC_ACQUIRE) + OFI_AM_WINDOW) {
-        int n = ofi_progress_once(s);
-        if (n < 0)
-            return n;
-        if (n == 0)
-            sched_yield();
-    }
+    if (seq >= __atomic_load_n(&st->acked[pe], __ATOMIC_ACQUIRE) + OFI_AM_WINDOW)
+        st->stats.window_waits++;
+    while (seq >= __atomic_load_n(&st->acked[pe], __ATOMIC_ACQUIRE) + OFI_AM_WINDOW)
+        GSHMEMI_CHECK(ofi_am_spin(s));
     h->src_pe = s->my_pe;
     h->seq = seq;
-    return ofi_am_send(s, pe, h, len, slot);
+    return 0;
 }
 
-int ofi_am_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n)
+/* Issue the copy of o's pending run of device rows. */
+static int ofi_am_run_flush(ofi_am_t *st, ofi_am_open_t *o)
+{
+    if (o->run_n == 0)
+        return 0;
+    int rc = ofi_smem_rows_from_device(st, o->run_dst, OFI_AM_REC + ofi_am_pad(o->run_len),
+                                       o->run_src, o->run_len, o->run_n);
+    o->run_n = 0;
+    o->copies++;
+    st->stats.copies++;
+    return rc;
+}
+
+/* Close pe's open message: number it and queue it behind its copies. */
+static int ofi_am_close_msg(ofi_state_t *s, int pe)
 {
     ofi_am_t *st = s->am;
-    for (size_t done = 0; done < n; done += st->chunk) {
-        size_t len = n - done < st->chunk ? n - done : st->chunk;
-        int slot = ofi_am_tx_get(s);
-        char *buf = ofi_am_tx_ptr(st, slot);
-        int rc = ofi_smem_from_user(st, st->ustream, buf + OFI_AM_HDR,
-                                    (const char *)src + done, len);
-        if (rc != 0) {
-            ofi_am_tx_put(st, slot);
-            return rc;
-        }
-        ofi_am_hdr_t *h = (ofi_am_hdr_t *)buf;
-        *h = (ofi_am_hdr_t){.type = OFI_AM_PUT, .off = off + done, .len = len};
-        GSHMEMI_CHECK(ofi_am_request(s, pe, h, OFI_AM_HDR + len, slot));
+    ofi_am_open_t *o = &st->open[pe];
+    if (o->slot < 0)
+        return 0;
+    int rc = ofi_am_run_flush(st, o);
+    __atomic_fetch_sub(&st->n_open, 1, __ATOMIC_RELAXED);
+    ofi_am_hdr_t *h = (ofi_am_hdr_t *)ofi_am_tx_ptr(st, o->slot);
+    *h = (ofi_am_hdr_t){.type = OFI_AM_PUT, .len = o->used, .operand = o->nrec};
+    if (rc == 0 && o->copies)
+        rc = ofi_smem_mark(st, st->ev[o->slot], st->ustream);
+    if (rc == 0)
+        rc = ofi_am_number(s, pe, h);
+    if (rc != 0) {
+        ofi_am_tx_put(st, o->slot);
+        o->slot = -1;
+        return rc;
     }
+    st->ready[st->ready_tail % OFI_AM_TX] =
+        (ofi_am_ready_t){.slot = o->slot, .pe = pe, .copies = o->copies,
+                         .len = OFI_AM_HDR + o->used};
+    __atomic_store_n(&st->ready_tail, st->ready_tail + 1, __ATOMIC_RELEASE);
+    o->slot = -1;
+    rc = ofi_am_pump(s);
+    return rc < 0 ? rc : 0;
+}
+
+static int ofi_am_close_all(ofi_state_t *s)
+{
+    for (int pe = 0; pe < s->n_pes; pe++)
+        GSHMEMI_CHECK(ofi_am_close_msg(s, pe));
     return 0;
+}
+
+/* Append one record of n bytes from src (device memory when dev) to pe's
+ * open message, opening one if needed; returns the bytes taken. */
+static int ofi_am_append(ofi_state_t *s, int pe, uint64_t off, const char *src, size_t n,
+                         int dev, size_t *took_p)
+{
+    ofi_am_t *st = s->am;
+    ofi_am_open_t *o = &st->open[pe];
+    /* A put of up to chunk / 8 bytes is not split over two messages (a
+     * row stays whole: one 2D copy per message at each end); a larger one
+     * fills what is left, 256 bytes at least. */
+    size_t whole = n <= st->chunk / 8 ? n : 256;
+    if (o->slot >= 0 && o->used + OFI_AM_REC + (n < whole ? n : whole) > st->chunk)
+        GSHMEMI_CHECK(ofi_am_close_msg(s, pe));
+    if (o->slot < 0) {
+        int slot = ofi_am_tx_get(s);
+        if (slot < 0)
+            return slot;
+        *o = (ofi_am_open_t){.slot = slot, .t_open = gshmemi_now_ns()};
+        __atomic_fetch_add(&st->n_open, 1, __ATOMIC_RELAXED);
+    }
+    size_t room = st->chunk - o->used - OFI_AM_REC;
+    size_t len = n < room ? n : room;
+    char *rec = ofi_am_tx_ptr(st, o->slot) + OFI_AM_HDR + o->used;
+    char *dst = rec + OFI_AM_REC;
+    *(ofi_am_rec_t *)rec = (ofi_am_rec_t){.off = off, .len = len};
+    if (!dev) {
+        memcpy(dst, src, len);
+    } else if (o->run_n > 0 && len == o->run_len && src == o->run_src + o->run_n * len &&
+               dst == o->run_dst + o->run_n * (OFI_AM_REC + ofi_am_pad(len))) {
+        o->run_n++;
+    } else {
+        GSHMEMI_CHECK(ofi_am_run_flush(st, o));
+        o->run_src = src;
+        o->run_dst = dst;
+        o->run_len = len;
+        o->run_n = 1;
+    }
+    o->used += OFI_AM_REC + ofi_am_pad(len);
+    o->nrec++;
+    *took_p = len;
+    return 0;
+}
+
+int ofi_am_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n, int nbi)
+{
+    ofi_am_t *st = s->am;
+    int dev = st->cuda && ofi_smem_is_device(st, s->heap, src);
+    int rc = 0;
+    pthread_mutex_lock(&st->src_lock);
+    st->stats.puts++;
+    for (size_t done = 0; done < n && rc == 0;) {
+        size_t took = 0;
+        rc = ofi_am_append(s, pe, off + done, (const char *)src + done, n - done, dev, &took);
+        done += took;
+    }
+    if (rc == 0 && !st->coalesce)
+        rc = ofi_am_close_msg(s, pe);   /* one message per put */
+    if (rc == 0 && dev && (!nbi || !st->coalesce)) {
+        /* src is reused once this returns: its rows must be copied out */
+        rc = ofi_am_run_flush(st, &st->open[pe]);
+        st->stats.copy_waits++;
+        if (rc == 0)
+            rc = ofi_smem_wait_copies(st);
+        if (rc == 0)
+            rc = ofi_am_pump(s);
+    }
+    pthread_mutex_unlock(&st->src_lock);
+    return rc < 0 ? rc : 0;
+}
+
+/* Number the request h for pe and send it (after pe's open message). */
+static int ofi_am_request(ofi_state_t *s, int pe, ofi_am_hdr_t *h, size_t len, int slot)
+{
+    ofi_am_t *st = s->am;
+    pthread_mutex_lock(&st->src_lock);
+    int rc = ofi_am_close_msg(s, pe);
+    if (rc == 0)
+        rc = ofi_am_number(s, pe, h);
+    if (rc == 0)
+        rc = ofi_am_send(s, pe, h, len, slot);
+    pthread_mutex_unlock(&st->src_lock);
+    return rc;
+}
+
+/* Progress's share of the source side: close messages older than
+ * OFI_AM_AGE_NS (a put followed by nothing is still delivered) and send
+ * what is ready. Skipped when another thread holds the source side. */
+int ofi_am_source_progress(ofi_state_t *s)
+{
+    ofi_am_t *st = s->am;
+    if (pthread_mutex_trylock(&st->src_lock) != 0)
+        return 0;
+    int rc = 0;
+    uint64_t now = 0;
+    for (int pe = 0; pe < s->n_pes && rc == 0; pe++) {
+        ofi_am_open_t *o = &st->open[pe];
+        if (o->slot < 0)
+            continue;
+        if (now == 0)
+            now = gshmemi_now_ns();
+        if (now - o->t_open >= OFI_AM_AGE_NS)
+            rc = ofi_am_close_msg(s, pe);
+    }
+    if (rc == 0 && st->ready_head != st->ready_tail)
+        rc = ofi_am_pump(s);
+    pthread_mutex_unlock(&st->src_lock);
+    return rc;
 }
 
 /* A request answered by a REPLY that completes op (counted in its sync). */
@@ -291,7 +533,13 @@ int ofi_am_amo_nbi(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t 
 int ofi_am_quiet(ofi_state_t *s)
 {
     ofi_am_t *st = s->am;
-    int rc = ofi_sync_wait(s, &s->nbi);
+    pthread_mutex_lock(&st->src_lock);
+    int rc = ofi_am_close_all(s);
+    while (rc == 0 && st->ready_head != st->ready_tail)
+        rc = ofi_am_spin(s);
+    pthread_mutex_unlock(&st->src_lock);
+    if (rc == 0)
+        rc = ofi_sync_wait(s, &s->nbi);
     for (int pe = 0; pe < s->n_pes && rc == 0; pe++) {
         uint64_t want = __atomic_load_n(&st->next_seq[pe], __ATOMIC_ACQUIRE);
         while (__atomic_load_n(&st->acked[pe], __ATOMIC_ACQUIRE) < want) {
@@ -307,4 +555,52 @@ int ofi_am_quiet(ofi_state_t *s)
     int wrc = ofi_sync_wait(s, &st->tx_sync);
     int erc = __atomic_exchange_n(&st->err, 0, __ATOMIC_ACQ_REL);
     return rc ? rc : wrc ? wrc : erc;
+}
+
+/* A quiet that does not wait (transport.h: quiet_mark / quiet_test, for
+ * the engine): the mark closes every open message and remembers what had
+ * been issued; the test is quiet's condition, checked once. The caller
+ * keeps at most OFI_AM_MARKS marks untested-complete at a time. */
+int ofi_am_quiet_mark(ofi_state_t *s, uint64_t *mark_p)
+{
+    ofi_am_t *st = s->am;
+    pthread_mutex_lock(&st->src_lock);
+    int rc = ofi_am_close_all(s);
+    if (rc == 0) {
+        uint64_t m = st->n_marks++;
+        __typeof__(st->marks[0]) *k = &st->marks[m % OFI_AM_MARKS];
+        for (int pe = 0; pe < s->n_pes; pe++)
+            k->seq[pe] = __atomic_load_n(&st->next_seq[pe], __ATOMIC_ACQUIRE);
+        k->tx = __atomic_load_n(&st->tx_sync.posted, __ATOMIC_ACQUIRE);
+        k->nbi = __atomic_load_n(&s->nbi.posted, __ATOMIC_ACQUIRE);
+        *mark_p = m;
+    }
+    pthread_mutex_unlock(&st->src_lock);
+    return rc;
+}
+
+int ofi_am_quiet_test(ofi_state_t *s, uint64_t mark)
+{
+    ofi_am_t *st = s->am;
+    if (mark >= st->n_marks || st->n_marks - mark > OFI_AM_MARKS) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: quiet mark %llu is unknown (%llu made, "
+                      "%d kept)", (unsigned long long)mark, (unsigned long long)st->n_marks,
+                      OFI_AM_MARKS);
+        return GSHMEM_ERR_INTERNAL;
+    }
+    int n = ofi_progress_once(s);   /* closes old messages, sends ready ones, reads the CQ */
+    if (n < 0)
+        return n;
+    const __typeof__(st->marks[0]) *k = &st->marks[mark % OFI_AM_MARKS];
+    if (__atomic_load_n(&s->nbi.done, __ATOMIC_ACQUIRE) < k->nbi ||
+        __atomic_load_n(&st->tx_sync.done, __ATOMIC_ACQUIRE) < k->tx)
+        return 0;
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if (__atomic_load_n(&st->acked[pe], __ATOMIC_ACQUIRE) < k->seq[pe])
+            return 0;
+    int rc = __atomic_exchange_n(&s->nbi.err, 0, __ATOMIC_ACQ_REL);
+    int trc = __atomic_exchange_n(&st->tx_sync.err, 0, __ATOMIC_ACQ_REL);
+    int erc = __atomic_exchange_n(&st->err, 0, __ATOMIC_ACQ_REL);
+    rc = rc ? rc : trc ? trc : erc;
+    return rc ? rc : 1;
 }

@@ -18,7 +18,7 @@ int ofi_am_post_recv(ofi_state_t *s, ofi_op_t *op)
     ofi_am_t *st = s->am;
     memset(&op->ctx, 0, sizeof op->ctx);
     op->kind = OFI_OP_AM_RECV;
-    ssize_t rc = fi_recv(s->ep, ofi_am_rx_ptr(st, op->bounce), OFI_AM_BUF, st->rx_desc,
+    ssize_t rc = fi_recv(s->ep, ofi_am_rx_ptr(st, op->bounce), st->buf, st->rx_desc,
                          FI_ADDR_UNSPEC, op);
     if (rc == -FI_EAGAIN) {
         ofi_am_push(&st->retry, op);   /* posted again at the next pass */
@@ -97,7 +97,6 @@ static void ofi_am_apply_amo(ofi_state_t *s, ofi_op_t *op, ofi_am_hdr_t *h)
                                (gshmemi_amo_op_t)h->amo_op, (gshmemi_dtype_t)h->dtype,
                                &h->operand, &h->compare, fetch ? &old : NULL);
     if (!h->req) {   /* amo_nbi: visible at the end of the pass, then acknowledged */
-        st->dirty = 1;
         if (rc != 0 && st->src_err[src] == 0)
             st->src_err[src] = rc;
         ofi_am_push(&st->done, op);
@@ -113,6 +112,65 @@ static void ofi_am_apply_amo(ofi_state_t *s, ofi_op_t *op, ofi_am_hdr_t *h)
     ofi_am_send_reply(s, op, src, sizeof *h);
 }
 
+/* The records of a PUT message, in order. Runs of records of one length
+ * whose offsets step by one stride (>= the length: no overlap) go as one
+ * 2D copy: a DLRM slice's rows are such a run. */
+static int ofi_am_apply_put(ofi_state_t *s, const ofi_am_hdr_t *h, const char *p)
+{
+    ofi_am_t *st = s->am;
+    const char *end = p + h->len;
+    char *base = (char *)s->heap->base;
+    uint64_t nrec = 0;
+    if (h->len > st->chunk) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: put message from PE %d of %llu bytes, over "
+                      "%zu; not applied", h->src_pe, (unsigned long long)h->len, st->chunk);
+        return GSHMEM_ERR_TRANSPORT;
+    }
+    while (p < end) {
+        ofi_am_hdr_t r = *h;   /* for ofi_am_check's message */
+        const ofi_am_rec_t *rec = (const ofi_am_rec_t *)p;
+        size_t step = OFI_AM_REC + ofi_am_pad(rec->len);
+        r.off = rec->off;
+        r.len = rec->len;
+        if (rec->len == 0 || rec->len > (size_t)(end - p) - OFI_AM_REC) {
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: put message from PE %d: record %llu of "
+                          "%llu bytes overruns the message; the rest not applied", h->src_pe,
+                          (unsigned long long)nrec, (unsigned long long)rec->len);
+            return GSHMEM_ERR_TRANSPORT;
+        }
+        GSHMEMI_CHECK(ofi_am_check(s, &r, "put"));
+        /* extend over the records that continue this one's stride */
+        size_t rows = 1;
+        uint64_t stride = 0;
+        const char *q = p + step;
+        while (q + OFI_AM_REC <= end) {
+            const ofi_am_rec_t *n = (const ofi_am_rec_t *)q;
+            uint64_t d = n->off - rec->off;
+            if (n->len != rec->len || n->off <= rec->off || d / rows < rec->len ||
+                d % rows != 0 || (rows > 1 && d / rows != stride) ||
+                rec->len > (size_t)(end - q) - OFI_AM_REC)
+                break;
+            r.off = n->off;
+            if (ofi_am_check(s, &r, "put") != 0)
+                break;   /* reported when it is applied on its own */
+            stride = d / rows;
+            rows++;
+            q += step;
+        }
+        GSHMEMI_CHECK(ofi_smem_heap_write_rows(st, base + rec->off, rows > 1 ? stride : rec->len,
+                                               p + OFI_AM_REC, step, rec->len, rows));
+        nrec += rows;
+        p = q;
+    }
+    if (nrec != h->operand) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: put message from PE %d held %llu records, "
+                      "its header says %llu", h->src_pe, (unsigned long long)nrec,
+                      (unsigned long long)h->operand);
+        return GSHMEM_ERR_TRANSPORT;
+    }
+    return 0;
+}
+
 /* Apply one request that is next in its source's order. */
 static void ofi_am_apply(ofi_state_t *s, ofi_op_t *op)
 {
@@ -122,13 +180,10 @@ static void ofi_am_apply(ofi_state_t *s, ofi_op_t *op)
     int src = h->src_pe, rc;
 
     st->applied[src]++;
-    st->ack_due = 1;
+    st->pending = 1;
     switch (h->type) {
     case OFI_AM_PUT:
-        rc = ofi_am_check(s, h, "put");
-        if (rc == 0)
-            rc = ofi_smem_heap_write(st, (char *)s->heap->base + h->off, payload, h->len);
-        st->dirty = 1;
+        rc = ofi_am_apply_put(s, h, payload);
         if (rc != 0 && st->src_err[src] == 0)
             st->src_err[src] = rc;
         ofi_am_push(&st->done, op);   /* reposted once the copy is done */
@@ -251,19 +306,19 @@ void ofi_am_event(ofi_state_t *s, ofi_op_t *op, int err)
     }
 }
 
-/* ACK every source owed one (the applies are visible by now). */
+/* ACK every source owed one: the count of its requests that are visible. */
 static void ofi_am_send_acks(ofi_state_t *s)
 {
     ofi_am_t *st = s->am;
     st->ack_due = 0;
     for (int src = 0; src < s->n_pes; src++) {
-        if (st->applied[src] == st->acked_out[src] && st->src_err[src] == 0)
+        if (st->visible[src] == st->acked_out[src] && st->src_err[src] == 0)
             continue;
         ofi_am_hdr_t h = {.type = OFI_AM_ACK, .src_pe = s->my_pe, .status = st->src_err[src],
-                          .seq = st->applied[src]};
+                          .seq = st->visible[src]};
         ssize_t rc = fi_inject(s->ep, &h, sizeof h, s->peers[src].addr);
         if (rc == 0) {
-            st->acked_out[src] = st->applied[src];
+            st->acked_out[src] = st->visible[src];
             st->src_err[src] = 0;
         } else if (rc == -FI_EAGAIN) {
             st->ack_due = 1;
@@ -274,29 +329,69 @@ static void ofi_am_send_acks(ofi_state_t *s)
     }
 }
 
-/* End of a pass: make the applies visible, reuse their buffers, ACK, and
- * retry what met -FI_EAGAIN. */
-static int ofi_am_flush(ofi_state_t *s)
+static void ofi_am_repost(ofi_state_t *s, ofi_op_t *list)
 {
-    ofi_am_t *st = s->am;
-    int rc = 0;
-    if (st->dirty) {
-        st->dirty = 0;
-        rc = ofi_smem_sync(st);
-        for (int src = 0; src < s->n_pes && rc != 0; src++)
-            if (st->applied[src] != st->acked_out[src] && st->src_err[src] == 0)
-                st->src_err[src] = rc;
-    }
-    ofi_op_t *list = st->done;
-    st->done = NULL;
     while (list) {
         ofi_op_t *op = list;
         list = op->next_free;
         ofi_am_post_recv(s, op);
     }
+}
+
+/* Batch i's applies are visible (or failed with rc): reuse its buffers,
+ * and its counts may be acknowledged. */
+static void ofi_am_batch_retire(ofi_state_t *s, unsigned i, int rc)
+{
+    ofi_am_t *st = s->am;
+    const uint64_t *applied = st->batch_applied + (size_t)(i % OFI_AM_BATCHES) * s->n_pes;
+    for (int src = 0; src < s->n_pes; src++) {
+        if (rc != 0 && applied[src] != st->visible[src] && st->src_err[src] == 0)
+            st->src_err[src] = rc;
+        st->visible[src] = applied[src];
+    }
+    ofi_am_repost(s, st->batch_done[i % OFI_AM_BATCHES]);
+    st->batch_done[i % OFI_AM_BATCHES] = NULL;
+    st->ack_due = 1;
+}
+
+/* End of a pass: this pass's applies become a batch that completes on the
+ * stream (an event, polled: the pass never waits for its copies unless
+ * OFI_AM_BATCHES are in flight); batches that completed give back their
+ * buffers and their ACKs go out; retry what met -FI_EAGAIN. */
+static int ofi_am_flush(ofi_state_t *s)
+{
+    ofi_am_t *st = s->am;
+    int rc = 0;
+    if (st->pending) {
+        st->pending = 0;
+        if (st->batch_tail - st->batch_head == OFI_AM_BATCHES) {   /* full: the oldest */
+            rc = ofi_smem_sync(st);
+            while (st->batch_head != st->batch_tail)
+                ofi_am_batch_retire(s, st->batch_head++, rc);
+        }
+        unsigned i = st->batch_tail % OFI_AM_BATCHES;
+        memcpy(st->batch_applied + (size_t)i * s->n_pes, st->applied,
+               (size_t)s->n_pes * sizeof(uint64_t));
+        st->batch_done[i] = st->done;
+        st->done = NULL;
+        rc = ofi_smem_mark(st, st->tev ? st->tev[i] : NULL, st->stream);
+        __atomic_store_n(&st->batch_tail, st->batch_tail + 1, __ATOMIC_RELEASE);
+        if (rc != 0) {   /* no event: wait for the stream instead */
+            int src = ofi_smem_sync(st);
+            rc = rc ? rc : src;
+        }
+    }
+    while (st->batch_head != st->batch_tail) {
+        int done = rc != 0 ? 1 : ofi_smem_marked(st, st->tev ? st->tev[st->batch_head %
+                                                                       OFI_AM_BATCHES] : NULL);
+        if (done == 0)
+            break;
+        ofi_am_batch_retire(s, st->batch_head, done < 0 ? done : rc);
+        __atomic_store_n(&st->batch_head, st->batch_head + 1, __ATOMIC_RELEASE);
+    }
     if (st->ack_due)
         ofi_am_send_acks(s);
-    list = st->retry;
+    ofi_op_t *list = st->retry;
     st->retry = NULL;
     while (list) {
         ofi_op_t *op = list;
@@ -319,7 +414,12 @@ int ofi_am_hot(ofi_state_t *s, int *hot_p)
         *hot_p = OFI_AM_HOT_PASSES;
     }
     if (__atomic_load_n(&st->tx_sync.done, __ATOMIC_ACQUIRE) !=
-        __atomic_load_n(&st->tx_sync.posted, __ATOMIC_ACQUIRE))
+        __atomic_load_n(&st->tx_sync.posted, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n(&st->n_open, __ATOMIC_RELAXED) > 0 ||
+        __atomic_load_n(&st->batch_head, __ATOMIC_ACQUIRE) !=
+            __atomic_load_n(&st->batch_tail, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n(&st->ready_head, __ATOMIC_ACQUIRE) !=
+            __atomic_load_n(&st->ready_tail, __ATOMIC_ACQUIRE))
         return 1;
     if (*hot_p > 0) {
         (*hot_p)--;
@@ -341,5 +441,6 @@ int ofi_am_progress(ofi_state_t *s)
         __atomic_store_n(&st->activity, 1, __ATOMIC_RELEASE);
     ofi_smem_dev_leave(prev);
     pthread_mutex_unlock(&st->lock);
-    return n;
+    int rc = ofi_am_source_progress(s);
+    return rc < 0 ? rc : n;
 }

@@ -166,7 +166,9 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
         base |= FI_HMEM;
     int am_only = 0;
 #ifdef GSHMEM_HAVE_CUDA
-    am_only = gshmemi_ofi_force_am;
+    am_only = gshmemi_ofi_force_am || env->cfg->ofi_am;
+    if (am_only || (base & FI_HMEM))
+        ofi_am_env(env->cfg);
 #endif
     /* Best first: FI_FENCE and delivery-complete, then without each; each
      * with FI_RMA_EVENT first (a counter of the RMA and atomics served

@@ -129,7 +129,7 @@ int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *s
     GSHMEMI_CHECK(ofi_check_range(s, dst_off, n, "put", pe));
 #ifdef GSHMEM_HAVE_CUDA
     if (s->am)
-        return ofi_am_put(s, pe, dst_off, src, n);
+        return ofi_am_put(s, pe, dst_off, src, n, nbi);
 #endif
     ofi_sync_t local = {0};
     ofi_sync_t *sync = nbi ? &s->nbi : &local;

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# gpu-net.sh [BUILD_DIR]: the network path (device queue -> engine -> ofi
+# active messages over tcp;ofi_rxm on loopback, P2P off) on a GPU machine
+# with 2 GPUs, one call, logs and CSVs under $OUT (or /tmp/gshmem-gpu-net),
+# archived in $OUT/gpu-net.tgz (the device tool brings back 8 files):
+#   tests  the ofi tests on CUDA and host heaps (GPU_NET_TEST_FILTER, default
+#          ofi_cuda/* ofi_am_host/* queue/*, then the DLRM network-path tests)
+#   litmus pe_litmus fence and signal over this path (data never after its
+#          flag; GPU_NET_LITMUS_ROUNDS x 128 blocks, default 2^20)
+#   bw     queue_bw: gshmem-perf-dev-put-bw over the network path with the
+#          active messages as they are ("new") and as they were ("old":
+#          GSHMEM_OFI_AM_COALESCE=0, 64 KiB messages, rxm's default eager
+#          size), then NCCL's socket transport on the same GPUs
+#          (scripts/nccl_sock_bw.py), one direction, 4 KiB .. 64 MiB
+#   lat    8 B put + quiet from a kernel (queue-latency: beside the doorbell
+#          round trip) over ofi/tcp;ofi_rxm and ofi/shm, and fi_pingpong's
+#          8 B round trip on each provider (.gpu/bin, gpu-pack.sh)
+#   dlrm   DLRM set N at P = 2 (scripts/dlrm-bench.sh N2): the whole grid
+#          new, its four corners old; DLRM_N_ITERS (default 5) iterations
+#   prof   one N case with the engine's and the ofi path's INFO lines
+#          (messages, bytes per message, copies, waits), NCCL on sockets
+#   knobs  that N case and host-heap bidirectional put_bw over the same path
+#          (GSHMEM_OFI_AM=1, no GPU in the loop) under settings worth trying
+# GPU_NET_STEPS picks some (default "tests litmus bw dlrm prof knobs"); each step has a
+# time limit.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build-gpu}
+OUT=${OUT:-/tmp/gshmem-gpu-net}
+mkdir -p "$OUT/logs" "$OUT/csv"
+. scripts/gpu-env.sh "$B"
+L="$B/tools/gshmemrun/gshmemrun"
+status=0
+steps=" ${GPU_NET_STEPS:-tests litmus bw dlrm prof knobs} "
+want() { [[ $steps == *" $1 "* ]]; }
+NET=(GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi "GSHMEM_OFI_PROVIDER=tcp;ofi_rxm"
+     FI_TCP_IFACE=lo)
+OLD=(GSHMEM_OFI_AM_COALESCE=0 GSHMEM_OFI_AM_CHUNK=64K FI_OFI_RXM_BUFFER_SIZE=16384)
+NCCL_SOCK=(NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
+NCASE=(--config N --batch 2048 --tables-per-pe 128 --iters 5 --warmup 1)
+nvidia-smi -L | tee "$OUT/gpus.txt"
+git rev-parse HEAD 2>/dev/null | sed 's/^/commit /' | tee -a "$OUT/gpus.txt"
+
+if want tests; then
+  gpu_run tests "${GPU_NET_TEST_TIMEOUT:-300}" "$B/tests/gshmem-tests" --verbose --jobs 1 \
+    --filter "${GPU_NET_TEST_FILTER:-@(ofi_cuda|ofi_am_host|queue)/*}"
+  grep -E "Synthesis" "$OUT/logs/tests.log"
+  gpu_run tests-dlrm 200 "$B/tests/gshmem-tests" --verbose --jobs 1 --filter 'dlrm/*network*'
+  grep -E "Synthesis" "$OUT/logs/tests-dlrm.log"
+fi
+if want litmus; then   # data before flag over this path (fence and signal variants)
+  for v in fence signal; do
+    gpu_run "litmus-ofi-$v-n2" 200 env "${NET[@]}" "$L" -n 2 "$B/tests/pe/pe_litmus" $v \
+      "${GPU_NET_LITMUS_ROUNDS:-8192}"
+  done
+  grep -h "violations" "$OUT"/logs/litmus-*.log | sed 's/^/  /'
+fi
+if want bw; then
+  for mode in new old; do
+    envs=("${NET[@]}")
+    [ $mode = old ] && envs+=("${OLD[@]}")
+    gpu_run "bw-$mode" 240 env "${envs[@]}" "$L" -n 2 "$B/apps/perf/device/gshmem-perf-dev-put-bw" \
+      -b 4K -e 64M -f 4 -n 20 -w 1 -o "$OUT/csv/queue-bw-$mode.csv"
+    grep -v "^#" "$OUT/logs/bw-$mode.log" | sed "s/^/  $mode /" | head -20
+  done
+  gpu_run bw-nccl-sockets 240 python3 scripts/nccl_sock_bw.py -b 4K -e 64M -n 20 -w 3 \
+    -o "$OUT/csv/nccl-sockets-bw.csv"
+  sed 's/^/  nccl /' "$OUT/csv/nccl-sockets-bw.csv" 2>/dev/null
+fi
+if want lat; then   # 8 B put + quiet from a kernel over this path (ofi/tcp and ofi/shm)
+  export PATH=$PWD/.gpu/bin:$PATH
+  for prov in "tcp;ofi_rxm" shm; do
+    n=${prov%%;*}
+    gpu_run "lat-$n" 120 env "${NET[@]}" "GSHMEM_OFI_PROVIDER=$prov" "$L" -n 2 \
+      "$B/apps/perf/device/gshmem-perf-dev-queue-latency" -b 8 -e 8 -n 30 -w 3 -r 100 \
+      -o "$OUT/csv/queue-lat-$n.csv"
+    grep -v "^#" "$OUT/logs/lat-$n.log" | sed "s/^/  $n /"
+    if command -v fi_pingpong >/dev/null; then   # the provider's own round trip
+      port=$((20000 + RANDOM % 20000))
+      timeout 60 fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 -B $port >/dev/null 2>&1 &
+      sleep 0.5
+      timeout 60 fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 -P $port 127.0.0.1 \
+        >"$OUT/logs/pingpong-$n.log" 2>&1
+      wait
+      awk '$1 == "8" && NF >= 8 {printf "  %s fi_pingpong 8 B round trip %.2f us\n", n, 2 * $7}' \
+        n="$n" "$OUT/logs/pingpong-$n.log"
+    fi
+  done
+fi
+if want dlrm; then
+  for mode in new old; do
+    envs=(DLRM_N_ITERS=${DLRM_N_ITERS:-5})
+    # the old protocol on the corner cases only (it is 2-3x slower)
+    [ $mode = old ] && envs+=("${OLD[@]}" DLRM_N_BATCH=512,8192 DLRM_N_TPP=32,256)
+    env "${envs[@]}" OUT="$OUT/dlrm-$mode" DLRM_DEADLINE=${DLRM_DEADLINE:-200} \
+      bash scripts/dlrm-bench.sh "$B" N2 2>&1 | tee "$OUT/logs/dlrm-$mode.txt" | sed "s/^/  $mode /"
+    grep -q "^FAIL" "$OUT/logs/dlrm-$mode.txt" && status=1
+  done
+fi
+if want prof; then
+  gpu_run prof-n2 120 env "${NET[@]}" "${NCCL_SOCK[@]}" GSHMEM_DEBUG=INFO \
+    GSHMEM_DEBUG_SUBSYS=TRANSPORT,PROXY "$L" -n 2 "$B/apps/dlrm/gshmem-dlrm" "${NCASE[@]}"
+  grep -h "^N \|active messages: PE\|engine stopped" "$OUT/logs/prof-n2.log" | sed 's/^/  /'
+fi
+if want knobs; then
+  i=0
+  for k in "X=0" "GSHMEM_OFI_AM_CHUNK=256K" "GSHMEM_OFI_AM_CHUNK=2M" "GSHMEM_OFI_AM_CHUNK=4M" \
+           ${GPU_NET_KNOBS:-}; do
+    i=$((i + 1))
+    gpu_run "knob$i-dlrm" 90 env "${NET[@]}" "${NCCL_SOCK[@]}" $k "$L" -n 2 \
+      "$B/apps/dlrm/gshmem-dlrm" "${NCASE[@]}"
+    grep -h "^N " "$OUT/logs/knob$i-dlrm.log" | sed "s/^/  [$k] /"
+    gpu_run "knob$i-hostbw" 90 env GSHMEM_HEAP=host GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_AM=1 \
+      "GSHMEM_OFI_PROVIDER=tcp;ofi_rxm" $k "$L" -n 2 "$B/apps/perf/host/gshmem-perf-put-bw" \
+      -b 256K -e 4M -f 4 -d -n 20
+    grep -v "^#" "$OUT/logs/knob$i-hostbw.log" | sed "s/^/  [$k] host bidir /"
+  done
+fi
+tar -czf "$OUT/gpu-net.tgz" -C "$OUT" logs csv $(cd "$OUT" && ls -d dlrm-* 2>/dev/null) &&
+  rm -rf "$OUT/logs" "$OUT/csv" "$OUT"/dlrm-*
+exit $status
