@@ -6,11 +6,16 @@
  *   bad_addr   gshmem_int32_p to cudaMalloc memory: "not inside the
  *              symmetric heap"
  *   bad_cmp    gshmem_int32_wait_until with cmp 99: "invalid cmp 99"
- * Each mode ends with "pe_dev_errors: kernel failed as expected: ..." and
- * exit status 3; status 0 means the misuse went unnoticed. */
+ *   host_dev_global  a HOST gshmem_int32_p to a __device__ global (not
+ *              symmetric, issue 19): the host API names the address and
+ *              points to gshmem_malloc, the job fails
+ * Each kernel mode ends with "pe_dev_errors: kernel failed as expected: ..."
+ * and exit status 3; status 0 means the misuse went unnoticed. */
 #include <unistd.h>
 
 #include "pe_dev.h"
+
+__device__ int32_t pe_dev_global;   /* a __device__ global: not symmetric */
 
 __global__ void k_misuse(int mode, char *sym, char *plain)
 {
@@ -25,15 +30,24 @@ __global__ void k_misuse(int mode, char *sym, char *plain)
 
 int main(int argc, char **argv)
 {
-    static const char *const modes[] = {"no_init", "bad_pe", "bad_addr", "bad_cmp"};
+    static const char *const modes[] = {"no_init", "bad_pe", "bad_addr", "bad_cmp",
+                                        "host_dev_global"};
     int mode = -1;
     char *sym = NULL, *plain = NULL;
 
     pe_dev_probe(argc, argv);
-    for (int i = 0; argc > 1 && i < 4; i++)
+    for (int i = 0; argc > 1 && i < 5; i++)
         if (strcmp(argv[1], modes[i]) == 0)
             mode = i;
-    PE_CHECK(mode >= 0, "usage: pe_dev_errors no_init|bad_pe|bad_addr|bad_cmp");
+    PE_CHECK(mode >= 0, "usage: pe_dev_errors no_init|bad_pe|bad_addr|bad_cmp|host_dev_global");
+    if (mode == 4) {
+        PE_CHECK_INIT();
+        int32_t *g = NULL;
+        CU(cudaGetSymbolAddress((void **)&g, pe_dev_global));
+        gshmem_int32_p(g, 1, (gshmem_my_pe() + 1) % gshmem_n_pes());   /* ends the job */
+        printf("pe_dev_errors: %s went unnoticed\n", modes[mode]);
+        return 0;
+    }
     CU(cudaMalloc((void **)&plain, 64));
     if (mode == 0) {
         sym = plain;

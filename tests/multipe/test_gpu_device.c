@@ -101,6 +101,13 @@ Test(gpu_device, err_bad_addr)
 {
     dev_misuse("bad_addr", "gshmem_int32_p: dest ", "is not inside the symmetric heap", 1);
 }
+/* issue 19: a __device__ global is not symmetric; the host call says so */
+Test(gpu_device, err_host_dev_global)
+{
+    dev_misuse("host_dev_global", "gshmem_int32_p: dest ",
+               "a __device__ global or cudaMalloc'd memory is not symmetric; allocate it with "
+               "gshmem_malloc", 1);
+}
 Test(gpu_device, err_bad_cmp)
 {
     dev_misuse("bad_cmp", "gshmem_int32_wait_until: invalid cmp 99", NULL, 1);

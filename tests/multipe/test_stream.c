@@ -93,8 +93,9 @@ Test(gpu_stream, err_bad_pe)
 }
 Test(gpu_stream, err_bad_addr)
 {
+    /* cudaMalloc'd memory: named as GPU memory outside the heap (issue 19) */
     stream_misuse("bad_addr", STREAM_ENV, "gshmemx_putmem_on_stream: dest ",
-                  "(8 bytes) is not inside the symmetric heap");
+                  "(8 bytes) is GPU memory outside the symmetric heap");
 }
 Test(gpu_stream, err_bad_cmp)
 {
