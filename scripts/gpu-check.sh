@@ -29,33 +29,28 @@ jobs=${GPU_CHECK_JOBS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
 grep -E "^\[----\]|Synthesis|FAIL|Crash" "$OUT/tests.log" | tail -40
 if [ "${GPU_CHECK_SUITE_ONLY:-0}" = 1 ]; then exit $status; fi
 echo "== GPU programs =="
-run() {   # run NAME TIMEOUT CMD...: one step, its log in $OUT/NAME.log
-  local name=$1 t=$2; shift 2
-  if timeout "$t" "$@" >"$OUT/logs/$name.log" 2>&1; then echo "PASS $name"; else
-    echo "FAIL $name (status $?)"; tail -5 "$OUT/logs/$name.log"; status=1; fi
-}
 L="$B/tools/gshmemrun/gshmemrun"
 mkdir -p "$OUT/logs"
 if [ -x "$B/tests/ring/gshmem-ring-gpu" ]; then
-  run ring-gpu 120 "$B/tests/ring/gshmem-ring-gpu"
+  gpu_run ring-gpu 120 "$B/tests/ring/gshmem-ring-gpu"
 fi
 if [ -x "$B/tests/pe/pe_litmus" ]; then
   # 2^20 block-rounds per PE and variant, both paths; zero violations.
   for v in fence signal; do
-    run "litmus-p2p-$v-n4" 300 env GSHMEM_HEAP=cuda "$L" -n 4 "$B/tests/pe/pe_litmus" $v 8192
-    run "litmus-queue-$v-n2" 300 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 \
+    gpu_run "litmus-p2p-$v-n4" 300 env GSHMEM_HEAP=cuda "$L" -n 4 "$B/tests/pe/pe_litmus" $v 8192
+    gpu_run "litmus-queue-$v-n2" 300 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 \
       "$L" -n 2 "$B/tests/pe/pe_litmus" $v 8192
   done
-  run litmus-queue-ofi-fence-n2 300 env GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 \
+  gpu_run litmus-queue-ofi-fence-n2 300 env GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 \
     GSHMEM_TRANSPORTS=p2p,ofi GSHMEM_OFI_PROVIDER=shm "$L" -n 2 "$B/tests/pe/pe_litmus" fence 256
   # compute-sanitizer on a representative subset (every PE under the tool).
   for tool in memcheck racecheck; do
-    run "sanitizer-$tool-rma" 300 env GSHMEM_HEAP=cuda "$L" -n 2 compute-sanitizer --tool $tool \
+    gpu_run "sanitizer-$tool-rma" 300 env GSHMEM_HEAP=cuda "$L" -n 2 compute-sanitizer --tool $tool \
       --error-exitcode 9 "$B/tests/pe/pe_dev_rma"
-    run "sanitizer-$tool-litmus" 300 env GSHMEM_HEAP=cuda "$L" -n 2 compute-sanitizer \
+    gpu_run "sanitizer-$tool-litmus" 300 env GSHMEM_HEAP=cuda "$L" -n 2 compute-sanitizer \
       --tool $tool --error-exitcode 9 "$B/tests/pe/pe_litmus" signal 64
     # the queue path (device producers, engine, p2p small-op batch kernels)
-    run "sanitizer-$tool-queue" 120 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 "$L" -n 2 \
+    gpu_run "sanitizer-$tool-queue" 120 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 "$L" -n 2 \
       compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/pe/pe_litmus" signal 64
   done
   grep -h "violations" "$OUT"/logs/litmus-*.log | sed 's/^/  /'

@@ -15,11 +15,11 @@
  * (transport.h: quiet_mark, ofi's active messages), the first and the last
  * of these do not wait: the engine keeps taking entries and completes
  * each mark's entries once it tests done (up to GSHMEMI_PROXY_MARKS in
- * flight; half a ring in flight still waits, for ring space). An empty pass also publishes the rings'
- * tail and completed counts (idle flush). Empty passes poll without any
- * system call for GSHMEM_IDLE_SPIN_US, then nap with back-off up to
- * GSHMEM_IDLE_NAP_US (base/util/idle.h), so several PEs sharing cores
- * still progress.
+ * flight; half a ring in flight still waits, for ring space). An empty
+ * pass also publishes the rings' tail and completed counts (idle flush).
+ * Empty passes poll without any system call for GSHMEM_IDLE_SPIN_US, then
+ * nap with back-off up to GSHMEM_IDLE_NAP_US (base/util/idle.h), so
+ * several PEs sharing cores still progress; not while marks are open.
  * Stop (finalize): the loop runs until a pass that started after the stop
  * request finds every ring empty, then quiets: nothing posted before
  * finalize is lost. */
@@ -351,7 +351,8 @@ void gshmemi_proxy_stop(void)
                  p->st.entries ? (double)p->st.busy_ns / (double)p->st.entries : 0.0,
                  (unsigned long long)p->st.quiets,
                  p->st.quiets ? (double)p->st.quiet_ns / 1e3 / (double)p->st.quiets : 0.0,
-                 (unsigned long long)p->st.marks, (unsigned long long)p->st.fences, (unsigned long long)p->idle.naps,
+                 (unsigned long long)p->st.marks, (unsigned long long)p->st.fences,
+                 (unsigned long long)p->idle.naps,
                  (unsigned long long)p->st.deferred, p->status);
     gshmemi_proxy_bounce_fini(p);
     gshmemi_proxy_channels_destroy(p);

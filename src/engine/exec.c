@@ -56,6 +56,14 @@ static void proxy_issued(gshmemi_proxy_t *p, gshmemi_transport_t *tp)
     p->nbi_out++;
 }
 
+static int proxy_quiet_fail(gshmemi_proxy_t *p, const gshmemi_transport_t *tp, int rc)
+{
+    GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: quiet of %llu operation(s) failed: %s; "
+                  "the queue path of this PE stops", tp->ops->name,
+                  (unsigned long long)p->nbi_out, gshmem_strerror(rc));
+    return rc;
+}
+
 int gshmemi_proxy_quiet(gshmemi_proxy_t *p)
 {
     gshmemi_transport_t *tps = p->env.tps;
@@ -68,12 +76,8 @@ int gshmemi_proxy_quiet(gshmemi_proxy_t *p)
         if (!(q & (1u << i)))
             continue;
         int rc = tps[i].ops->quiet(&tps[i]);
-        if (rc != 0) {
-            GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: quiet of %llu operation(s) "
-                          "failed: %s; the queue path of this PE stops", tps[i].ops->name,
-                          (unsigned long long)p->nbi_out, gshmem_strerror(rc));
-            return rc;
-        }
+        if (rc != 0)
+            return proxy_quiet_fail(p, &tps[i], rc);
     }
     int rc = gshmemi_proxy_bounce_sync(p);   /* bounced gets' copies; frees the arena */
     if (rc != 0)
@@ -102,12 +106,8 @@ int gshmemi_proxy_quiet_begin(gshmemi_proxy_t *p)
     int rc = tp->ops->quiet_mark ? tp->ops->quiet_mark(tp, &token) : GSHMEM_ERR_NOT_SUPPORTED;
     if (rc == GSHMEM_ERR_NOT_SUPPORTED)
         return gshmemi_proxy_quiet(p);
-    if (rc != 0) {
-        GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: quiet of %llu operation(s) failed: "
-                      "%s; the queue path of this PE stops", tp->ops->name,
-                      (unsigned long long)p->nbi_out, gshmem_strerror(rc));
-        return rc;
-    }
+    if (rc != 0)
+        return proxy_quiet_fail(p, tp, rc);
     gshmemi_proxy_mark_t *m = &p->marks[p->mark_tail % GSHMEMI_PROXY_MARKS];
     m->token = token;
     m->tp = i;
@@ -137,8 +137,7 @@ int gshmemi_proxy_marks_poll(gshmemi_proxy_t *p)
             gshmemi_ring_complete(&p->chan[k].c, m->executed[k]);
         p->mark_head++;
     }
-    gshmemi_proxy_settle(p);
-    return GSHMEM_SUCCESS;
+    return GSHMEM_SUCCESS;   /* the callers settle next (the rest, once none is left) */
 }
 
 void gshmemi_proxy_settle(gshmemi_proxy_t *p)

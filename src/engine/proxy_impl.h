@@ -80,7 +80,8 @@ int gshmemi_proxy_exec(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshme
 /* Transport quiet of everything in flight, then every issued entry is
  * complete. 0 or the error (logged). */
 /* Begin a quiet without waiting where the one transport in use can mark
- * (else quiet); gshmemi_proxy_marks_poll completes the marks that are done. */
+ * (else quiet); gshmemi_proxy_marks_poll completes the marks that are done
+ * (settle after it: the entries after the last mark). */
 int gshmemi_proxy_quiet_begin(gshmemi_proxy_t *p);
 int gshmemi_proxy_marks_poll(gshmemi_proxy_t *p);
 int gshmemi_proxy_quiet(gshmemi_proxy_t *p);

@@ -58,6 +58,12 @@ typedef struct ofi_am_ready {
     size_t len;
 } ofi_am_ready_t;
 
+/* A quiet mark (ofi_am_quiet_mark): what had been issued when it was made. */
+typedef struct ofi_am_mark {
+    uint64_t *seq;           /* [n_pes] next_seq */
+    uint64_t tx, nbi;        /* tx_sync.posted and s->nbi.posted */
+} ofi_am_mark_t;
+
 /* What the source side did (printed at INFO when the transport closes). */
 typedef struct ofi_am_stats {
     uint64_t puts, msgs, bytes, copies, window_waits, tx_waits, copy_waits;
@@ -97,10 +103,7 @@ typedef struct ofi_am {
     void **ev;               /* [OFI_AM_TX] cudaEvent_t per send buffer (CUDA heap) */
     ofi_am_stats_t stats;
     /* quiet marks (ofi_am_quiet_mark): what had been issued at each */
-    struct {
-        uint64_t *seq;       /* [n_pes] next_seq when marked */
-        uint64_t tx, nbi;    /* tx_sync.posted and s->nbi.posted when marked */
-    } marks[OFI_AM_MARKS];
+    ofi_am_mark_t marks[OFI_AM_MARKS];
     uint64_t n_marks;        /* marks made (the next one's number) */
 
     /* source side (any thread) */

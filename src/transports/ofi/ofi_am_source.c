@@ -218,19 +218,15 @@ static void ofi_am_tx_put(ofi_am_t *st, int slot)
     __atomic_fetch_or(&st->tx_free, 1ull << slot, __ATOMIC_RELEASE);
 }
 
-/* Send msg (len bytes) to pe: injected when it fits, else from send buffer
- * slot (taken here if slot < 0). Retries -FI_EAGAIN while driving progress. */
+/* Send msg (len bytes) to pe: injected when it fits (then send buffer slot,
+ * if any, is free at once), else from send buffer slot (a PUT message; the
+ * other requests are one header, which the provider injects: checked at
+ * setup). Retries -FI_EAGAIN while driving progress. */
 static int ofi_am_send(ofi_state_t *s, int pe, const void *msg, size_t len, int slot)
 {
     ofi_am_t *st = s->am;
     ofi_op_t *op = NULL;
-    if (len > s->inject_size) {
-        if (slot < 0) {
-            slot = ofi_am_tx_get(s);
-            if (slot < 0)
-                return slot;
-            memcpy(ofi_am_tx_ptr(st, slot), msg, len);
-        }
+    if (len > s->inject_size && slot >= 0) {
         op = ofi_op_get(s, &st->tx_sync, OFI_OP_AM_SEND, pe, 0, len);
         op->bounce = slot;
         __atomic_fetch_add(&st->tx_sync.posted, 1, __ATOMIC_RELEASE);
@@ -418,8 +414,9 @@ int ofi_am_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n, 
     return rc < 0 ? rc : 0;
 }
 
-/* Number the request h for pe and send it (after pe's open message). */
-static int ofi_am_request(ofi_state_t *s, int pe, ofi_am_hdr_t *h, size_t len, int slot)
+/* Number the header-only request h for pe and send it (after pe's open
+ * message). */
+static int ofi_am_request(ofi_state_t *s, int pe, ofi_am_hdr_t *h)
 {
     ofi_am_t *st = s->am;
     pthread_mutex_lock(&st->src_lock);
@@ -427,7 +424,7 @@ static int ofi_am_request(ofi_state_t *s, int pe, ofi_am_hdr_t *h, size_t len, i
     if (rc == 0)
         rc = ofi_am_number(s, pe, h);
     if (rc == 0)
-        rc = ofi_am_send(s, pe, h, len, slot);
+        rc = ofi_am_send(s, pe, h, sizeof *h, -1);
     pthread_mutex_unlock(&st->src_lock);
     return rc;
 }
@@ -463,7 +460,7 @@ static int ofi_am_ask(ofi_state_t *s, int pe, ofi_op_t *op, ofi_am_hdr_t *h)
     ofi_sync_t *sync = op->sync;
     h->req = (uint64_t)(op - s->arena) + 1;
     __atomic_fetch_add(&sync->posted, 1, __ATOMIC_RELEASE);
-    int rc = ofi_am_request(s, pe, h, sizeof *h, -1);
+    int rc = ofi_am_request(s, pe, h);
     if (rc != 0) {
         ofi_op_put(s, op);
         __atomic_fetch_sub(&sync->posted, 1, __ATOMIC_RELEASE);
@@ -527,7 +524,7 @@ int ofi_am_amo_nbi(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t 
 {
     ofi_am_hdr_t h;
     GSHMEMI_CHECK(ofi_am_amo_hdr(s, op, dt, off, operand, NULL, &h));
-    return ofi_am_request(s, pe, &h, sizeof h, -1);
+    return ofi_am_request(s, pe, &h);
 }
 
 int ofi_am_quiet(ofi_state_t *s)
@@ -568,7 +565,7 @@ int ofi_am_quiet_mark(ofi_state_t *s, uint64_t *mark_p)
     int rc = ofi_am_close_all(s);
     if (rc == 0) {
         uint64_t m = st->n_marks++;
-        __typeof__(st->marks[0]) *k = &st->marks[m % OFI_AM_MARKS];
+        ofi_am_mark_t *k = &st->marks[m % OFI_AM_MARKS];
         for (int pe = 0; pe < s->n_pes; pe++)
             k->seq[pe] = __atomic_load_n(&st->next_seq[pe], __ATOMIC_ACQUIRE);
         k->tx = __atomic_load_n(&st->tx_sync.posted, __ATOMIC_ACQUIRE);
@@ -591,7 +588,7 @@ int ofi_am_quiet_test(ofi_state_t *s, uint64_t mark)
     int n = ofi_progress_once(s);   /* closes old messages, sends ready ones, reads the CQ */
     if (n < 0)
         return n;
-    const __typeof__(st->marks[0]) *k = &st->marks[mark % OFI_AM_MARKS];
+    const ofi_am_mark_t *k = &st->marks[mark % OFI_AM_MARKS];
     if (__atomic_load_n(&s->nbi.done, __ATOMIC_ACQUIRE) < k->nbi ||
         __atomic_load_n(&st->tx_sync.done, __ATOMIC_ACQUIRE) < k->tx)
         return 0;

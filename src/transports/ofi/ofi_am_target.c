@@ -329,6 +329,12 @@ static void ofi_am_send_acks(ofi_state_t *s)
     }
 }
 
+/* Batch i's event (NULL on a host heap, which needs none). */
+static void *ofi_am_batch_ev(const ofi_am_t *st, unsigned i)
+{
+    return st->tev ? st->tev[i % OFI_AM_BATCHES] : NULL;
+}
+
 static void ofi_am_repost(ofi_state_t *s, ofi_op_t *list)
 {
     while (list) {
@@ -364,26 +370,26 @@ static int ofi_am_flush(ofi_state_t *s)
     int rc = 0;
     if (st->pending) {
         st->pending = 0;
-        if (st->batch_tail - st->batch_head == OFI_AM_BATCHES) {   /* full: the oldest */
-            rc = ofi_smem_sync(st);
-            while (st->batch_head != st->batch_tail)
-                ofi_am_batch_retire(s, st->batch_head++, rc);
+        if (st->batch_tail - st->batch_head == OFI_AM_BATCHES) {
+            /* full: wait for the stream, which completes every batch */
+            int wrc = ofi_smem_sync(st);
+            while (st->batch_head != st->batch_tail) {
+                ofi_am_batch_retire(s, st->batch_head, wrc);
+                __atomic_store_n(&st->batch_head, st->batch_head + 1, __ATOMIC_RELEASE);
+            }
         }
         unsigned i = st->batch_tail % OFI_AM_BATCHES;
         memcpy(st->batch_applied + (size_t)i * s->n_pes, st->applied,
                (size_t)s->n_pes * sizeof(uint64_t));
         st->batch_done[i] = st->done;
         st->done = NULL;
-        rc = ofi_smem_mark(st, st->tev ? st->tev[i] : NULL, st->stream);
+        rc = ofi_smem_mark(st, ofi_am_batch_ev(st, i), st->stream);
         __atomic_store_n(&st->batch_tail, st->batch_tail + 1, __ATOMIC_RELEASE);
-        if (rc != 0) {   /* no event: wait for the stream instead */
-            int src = ofi_smem_sync(st);
-            rc = rc ? rc : src;
-        }
+        if (rc != 0)   /* no event: its buffers are reused below, so wait for the stream */
+            (void)ofi_smem_sync(st);
     }
     while (st->batch_head != st->batch_tail) {
-        int done = rc != 0 ? 1 : ofi_smem_marked(st, st->tev ? st->tev[st->batch_head %
-                                                                       OFI_AM_BATCHES] : NULL);
+        int done = rc != 0 ? 1 : ofi_smem_marked(st, ofi_am_batch_ev(st, st->batch_head));
         if (done == 0)
             break;
         ofi_am_batch_retire(s, st->batch_head, done < 0 ? done : rc);
