@@ -29,6 +29,13 @@ const char *test_tail(const test_run_t *r);
 test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *args,
                         int timeout_s);
 
+/* Host-heap runs of ofi's active messages (GSHMEM_OFI_AM): 256 KiB
+ * messages, not the default 1 MiB. ofi_rxm keeps eager buffers of one
+ * message each: at 1 MiB a PE of a 4-PE run peaks at 5.4 GB (1.4 GB at
+ * 256 KiB), and two such tests at once were OOM-killed on a 23 GB machine.
+ * GPU runs keep the default. */
+#define TEST_AM_HOST_CHUNK "GSHMEM_OFI_AM_CHUNK=256K"
+
 /* 1 when the mpi / pmix bootstrap is built in. */
 #ifdef GSHMEM_HAVE_MPI
 #define TEST_HAVE_MPI 1

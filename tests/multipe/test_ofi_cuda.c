@@ -19,7 +19,8 @@ static void run_mode(const char *tp, int n, const char *mode, const char *heap)
 {
     char env[512], cmd[256];
     snprintf(env, sizeof env, "%s GSHMEM_HEAP=%s GSHMEM_SYMMETRIC_SIZE=64M GSHMEM_DEBUG=INFO "
-             "GSHMEM_DEBUG_SUBSYS=TRANSPORT", test_tp_env(tp), heap);
+             "GSHMEM_DEBUG_SUBSYS=TRANSPORT%s", test_tp_env(tp), heap,
+             strcmp(heap, "host") == 0 ? " " TEST_AM_HOST_CHUNK : "");
     snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout 240 "
              "%%B/tests/pe/pe_ofi_cuda %s", n, mode);
     test_run_t r = test_run(env, cmd, 260);

@@ -59,7 +59,7 @@ Test(queue, host_ops_n4) { host_ops(4); }
  * takes over the network, run without a GPU): puts sharing messages and
  * the engine's quiets that do not wait (quiet marks). */
 #define Q_AM_ENV "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_AM=1 GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' " \
-                 "FI_TCP_IFACE=lo " Q_HEAP
+                 "FI_TCP_IFACE=lo " TEST_AM_HOST_CHUNK " " Q_HEAP
 Test(queue, host_ops_ofi_am_n2)
 {
     test_run_t r = q_run(Q_AM_ENV, "pe_queue_host", "ops", 2);
