@@ -8,7 +8,8 @@
 #   litmus pe_litmus fence and signal over this path (data never after its
 #          flag; GPU_NET_LITMUS_ROUNDS x 128 blocks, default 2^20)
 #   bw     queue_bw: gshmem-perf-dev-put-bw over the network path with the
-#          active messages as they are ("new") and as they were ("old":
+#          active messages as they are ("new"), on one rail ("rail1":
+#          GSHMEM_OFI_AM_RAILS=1, the 2026-11-25 session-4 path) and as they were ("old":
 #          GSHMEM_OFI_AM_COALESCE=0, 64 KiB messages, rxm's default eager
 #          size), then NCCL's socket transport on the same GPUs
 #          (scripts/nccl_sock_bw.py), one direction, 4 KiB .. 64 MiB
@@ -16,11 +17,17 @@
 #          round trip) over ofi/tcp;ofi_rxm and ofi/shm, and fi_pingpong's
 #          8 B round trip on each provider (.gpu/bin, gpu-pack.sh)
 #   dlrm   DLRM set N at P = 2 (scripts/dlrm-bench.sh N2): the whole grid
-#          new, its four corners old; DLRM_N_ITERS (default 5) iterations
+#          new, its four corners on one rail (rail1); GPU_NET_MODES picks the
+#          modes of bw and dlrm (default "new rail1"; "old" also works);
+#          DLRM_N_ITERS (default 5) iterations
 #   prof   one N case with the engine's and the ofi path's INFO lines
 #          (messages, bytes per message, copies, waits), NCCL on sockets
+#   cpu    per-thread CPU use (scripts/thread_cpu.py) of that N case and of
+#          host-heap bidirectional put_bw over the same path; NCCL's
+#          socket all-to-all with its default and with 4 threads x 4 sockets
 #   knobs  that N case and host-heap bidirectional put_bw over the same path
 #          (GSHMEM_OFI_AM=1, no GPU in the loop) under settings worth trying
+#          (GPU_NET_KNOBS replaces the list)
 # GPU_NET_STEPS picks some (default "tests litmus bw dlrm prof knobs"); each step has a
 # time limit.
 set -uo pipefail
@@ -35,7 +42,10 @@ steps=" ${GPU_NET_STEPS:-tests litmus bw dlrm prof knobs} "
 want() { [[ $steps == *" $1 "* ]]; }
 NET=(GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi "GSHMEM_OFI_PROVIDER=tcp;ofi_rxm"
      FI_TCP_IFACE=lo)
-OLD=(GSHMEM_OFI_AM_COALESCE=0 GSHMEM_OFI_AM_CHUNK=64K FI_OFI_RXM_BUFFER_SIZE=16384)
+OLD=(GSHMEM_OFI_AM_COALESCE=0 GSHMEM_OFI_AM_CHUNK=64K FI_OFI_RXM_BUFFER_SIZE=16384
+     GSHMEM_OFI_AM_RAILS=1)
+RAIL1=(GSHMEM_OFI_AM_RAILS=1)
+MODES=${GPU_NET_MODES:-new rail1}
 NCCL_SOCK=(NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
 NCASE=(--config N --batch 2048 --tables-per-pe 128 --iters 5 --warmup 1)
 nvidia-smi -L | tee "$OUT/gpus.txt"
@@ -56,9 +66,10 @@ if want litmus; then   # data before flag over this path (fence and signal varia
   grep -h "violations" "$OUT"/logs/litmus-*.log | sed 's/^/  /'
 fi
 if want bw; then
-  for mode in new old; do
+  for mode in $MODES; do
     envs=("${NET[@]}")
     [ $mode = old ] && envs+=("${OLD[@]}")
+    [ $mode = rail1 ] && envs+=("${RAIL1[@]}")
     gpu_run "bw-$mode" 240 env "${envs[@]}" "$L" -n 2 "$B/apps/perf/device/gshmem-perf-dev-put-bw" \
       -b 4K -e 64M -f 4 -n 20 -w 1 -o "$OUT/csv/queue-bw-$mode.csv"
     grep -v "^#" "$OUT/logs/bw-$mode.log" | sed "s/^/  $mode /" | head -20
@@ -88,10 +99,12 @@ if want lat; then   # 8 B put + quiet from a kernel over this path (ofi/tcp and 
   done
 fi
 if want dlrm; then
-  for mode in new old; do
+  for mode in $MODES; do
     envs=(DLRM_N_ITERS=${DLRM_N_ITERS:-5})
-    # the old protocol on the corner cases only (it is 2-3x slower)
-    [ $mode = old ] && envs+=("${OLD[@]}" DLRM_N_BATCH=512,8192 DLRM_N_TPP=32,256)
+    # the other modes on the corner cases only
+    [ $mode = old ] && envs+=("${OLD[@]}")
+    [ $mode = rail1 ] && envs+=("${RAIL1[@]}")
+    [ $mode != new ] && envs+=(DLRM_N_BATCH=512,8192 DLRM_N_TPP=32,256)
     env "${envs[@]}" OUT="$OUT/dlrm-$mode" DLRM_DEADLINE=${DLRM_DEADLINE:-200} \
       bash scripts/dlrm-bench.sh "$B" N2 2>&1 | tee "$OUT/logs/dlrm-$mode.txt" | sed "s/^/  $mode /"
     grep -q "^FAIL" "$OUT/logs/dlrm-$mode.txt" && status=1
@@ -102,10 +115,29 @@ if want prof; then
     GSHMEM_DEBUG_SUBSYS=TRANSPORT,PROXY "$L" -n 2 "$B/apps/dlrm/gshmem-dlrm" "${NCASE[@]}"
   grep -h "^N \|active messages: PE\|engine stopped" "$OUT/logs/prof-n2.log" | sed 's/^/  /'
 fi
+if want cpu; then   # which thread is the limit
+  gpu_run cpu-dlrm 120 python3 scripts/thread_cpu.py -o "$OUT/csv/cpu-dlrm.csv" -- \
+    env "${NET[@]}" "${NCCL_SOCK[@]}" "$L" -n 2 "$B/apps/dlrm/gshmem-dlrm" "${NCASE[@]}"
+  grep -h "^N \|^[0-9]*,[0-9]*," "$OUT/logs/cpu-dlrm.log" | sed 's/^/  dlrm /'
+  gpu_run cpu-hostbw 90 python3 scripts/thread_cpu.py -o "$OUT/csv/cpu-hostbw.csv" -- \
+    env GSHMEM_HEAP=host GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_AM=1 "GSHMEM_OFI_PROVIDER=tcp;ofi_rxm" \
+    FI_TCP_IFACE=lo "$L" -n 2 "$B/apps/perf/host/gshmem-perf-put-bw" -b 256K -e 4M -f 4 -d -n 20
+  grep -v "^# [a-z]*-perf\|^# transport\|^# sizes" "$OUT/logs/cpu-hostbw.log" | sed 's/^/  hostbw /'
+  for nt in default 4x4; do
+    envs=()
+    [ $nt = 4x4 ] && envs=(NCCL_SOCKET_NTHREADS=4 NCCL_NSOCKS_PERTHREAD=4)
+    gpu_run "cpu-nccl-$nt" 150 env "${envs[@]}" python3 scripts/thread_cpu.py \
+      -o "$OUT/csv/cpu-nccl-$nt.csv" -- python3 scripts/nccl_sock_bw.py -b 1M -e 64M -n 10 -w 2 \
+      -o "$OUT/csv/nccl-sockets-$nt.csv"
+    sed "s/^/  nccl $nt /" "$OUT/csv/nccl-sockets-$nt.csv" 2>/dev/null
+    grep "^[0-9]*,[0-9]*," "$OUT/logs/cpu-nccl-$nt.log" | head -8 | sed "s/^/  nccl $nt /"
+  done
+fi
 if want knobs; then
   i=0
-  for k in "X=0" "GSHMEM_OFI_AM_CHUNK=256K" "GSHMEM_OFI_AM_CHUNK=2M" "GSHMEM_OFI_AM_CHUNK=4M" \
-           ${GPU_NET_KNOBS:-}; do
+  # GPU_NET_KNOBS: the settings to try instead of these (space-separated VAR=VALUE)
+  for k in ${GPU_NET_KNOBS:-X=0 GSHMEM_OFI_AM_CHUNK=256K GSHMEM_OFI_AM_CHUNK=2M \
+             GSHMEM_OFI_AM_CHUNK=4M}; do
     i=$((i + 1))
     gpu_run "knob$i-dlrm" 90 env "${NET[@]}" "${NCCL_SOCK[@]}" $k "$L" -n 2 \
       "$B/apps/dlrm/gshmem-dlrm" "${NCASE[@]}"

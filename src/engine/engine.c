@@ -276,6 +276,7 @@ static int proxy_open(const gshmemi_proxy_env_t *env, int cuda)
         rc = GSHMEM_ERR_SYSTEM;
         goto fail_bounce;
     }
+    pthread_setname_np(p->thread, "gshmem-engine");   /* per-thread profiles (top -H) */
     p->started = 1;
     gshmemi_proxy_g = p;
     while (!__atomic_load_n(&p->ready, __ATOMIC_ACQUIRE)) {   /* pinned and warmed up */

@@ -10,17 +10,22 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests_common.h"
 
-/* Run pe_ofi_cuda mode at -n n over tp ("ofi-shm" or "ofi-tcp"). */
-static void run_mode(const char *tp, int n, const char *mode, const char *heap)
+/* Run pe_ofi_cuda mode at -n n over tp ("ofi-shm" or "ofi-tcp"), with
+ * GSHMEM_OFI_AM_RAILS=rails (0: the default). */
+static test_run_t run_mode_rails(const char *tp, int n, const char *mode, const char *heap,
+                                 int rails)
 {
-    char env[512], cmd[256];
+    char env[512], cmd[256], r_env[40] = "";
+    if (rails > 0)
+        snprintf(r_env, sizeof r_env, " GSHMEM_OFI_AM_RAILS=%d", rails);
     snprintf(env, sizeof env, "%s GSHMEM_HEAP=%s GSHMEM_SYMMETRIC_SIZE=64M GSHMEM_DEBUG=INFO "
-             "GSHMEM_DEBUG_SUBSYS=TRANSPORT%s", test_tp_env(tp), heap,
-             strcmp(heap, "host") == 0 ? " " TEST_AM_HOST_CHUNK : "");
+             "GSHMEM_DEBUG_SUBSYS=TRANSPORT%s%s", test_tp_env(tp), heap,
+             strcmp(heap, "host") == 0 ? " " TEST_AM_HOST_CHUNK : "", r_env);
     snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout 240 "
              "%%B/tests/pe/pe_ofi_cuda %s", n, mode);
     test_run_t r = test_run(env, cmd, 260);
@@ -38,6 +43,32 @@ static void run_mode(const char *tp, int n, const char *mode, const char *heap)
     cr_assert_eq(test_count_of(r.output, "active-message path"), n,
                  "%s -n %d %s: every PE should report the active-message path:\n%s", tp, n, mode,
                  test_tail(&r));
+    return r;
+}
+
+static void run_mode(const char *tp, int n, const char *mode, const char *heap)
+{
+    test_run_t r = run_mode_rails(tp, n, mode, heap, 0);
+    test_run_free(&r);
+}
+
+/* The host-stage run over `rails` endpoints per PE: each PE says so, and
+ * the last rail carried messages somewhere (PUT messages to a PE take the
+ * rails in turn), so the data the PE program checks went over all of them. */
+static void rails_check(const char *tp, int n, int rails)
+{
+    test_require_probe("tests/pe/pe_ofi_cuda", "probe-host", "");
+    test_run_t r = run_mode_rails(tp, n, "host-stage", "host", rails);
+    char want[64];
+    snprintf(want, sizeof want, "ofi active messages: %d rails", rails);
+    cr_assert_eq(test_count_of(r.output, want), n, "%s -n %d: expected '%s' from every PE:\n%s",
+                 tp, n, want, test_tail(&r));
+    int used = 0;
+    snprintf(want, sizeof want, "rail %d sent ", rails - 1);
+    for (const char *p = r.output; (p = strstr(p, want)) != NULL; p++)
+        used += strtoull(p + strlen(want), NULL, 10) > 0;
+    cr_assert(used > 0, "%s -n %d: no PE sent a message on rail %d:\n%s", tp, n, rails - 1,
+              test_tail(&r));
     test_run_free(&r);
 }
 
@@ -62,3 +93,9 @@ Test(ofi_am_host, shm_n2, .timeout = 300) { host_check("ofi-shm", 2); }
 Test(ofi_am_host, shm_n4, .timeout = 300) { host_check("ofi-shm", 4); }
 Test(ofi_am_host, tcp_n2, .timeout = 300) { host_check("ofi-tcp", 2); }
 Test(ofi_am_host, tcp_n4, .timeout = 300) { host_check("ofi-tcp", 4); }
+/* rails: one (the path as it was), and eight endpoints per PE at 4 PEs
+ * (a send's completion and a received message on different rails' threads
+ * at once: the case that once took a freed op for a message) */
+Test(ofi_am_host, rails1_tcp_n2, .timeout = 300) { rails_check("ofi-tcp", 2, 1); }
+Test(ofi_am_host, rails8_shm_n4, .timeout = 300) { rails_check("ofi-shm", 4, 8); }
+Test(ofi_am_host, rails8_tcp_n4, .timeout = 300) { rails_check("ofi-tcp", 4, 8); }

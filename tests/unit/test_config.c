@@ -211,6 +211,8 @@ Test(config, invalid_values_rejected_by_name)
         {"GSHMEM_IDLE_NAP_US", "0", "microseconds from 1 to 1000000"},
         {"GSHMEM_OFI_AM_CHUNK", "1K", "a size from 4K to 4M"},
         {"GSHMEM_OFI_AM_CHUNK", "8M", "a size from 4K to 4M"},
+        {"GSHMEM_OFI_AM_RAILS", "0", "a count from 1 to 8"},
+        {"GSHMEM_OFI_AM_RAILS", "9", "a count from 1 to 8"},
         {"GSHMEM_BOOTSTRAP", "slurm", "auto, local, mpi, pmix, self"},
         {"GSHMEM_HEAP", "gpu", "auto, host, cuda"},
         {"GSHMEM_TRANSPORTS", "p2p,tcp", "p2p, shm, ofi"},

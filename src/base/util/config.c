@@ -249,6 +249,11 @@ static int gshmemi_config_validate(gshmemi_config_t *cfg)
         snprintf(v, sizeof(v), "%zu", (size_t)cfg->ofi_am_chunk);
         return gshmemi_config_reject("OFI_AM_CHUNK", raw ? raw : v, "a size from 4K to 4M");
     }
+    if (cfg->ofi_am_rails < 1 || cfg->ofi_am_rails > 8) {
+        char v[32];
+        snprintf(v, sizeof(v), "%ld", cfg->ofi_am_rails);
+        return gshmemi_config_reject("OFI_AM_RAILS", v, "a count from 1 to 8");
+    }
     if (cfg->symmetric_size == 0)
         return gshmemi_config_reject("SYMMETRIC_SIZE", "0", "a size > 0 such as 512M or 2G");
     /* Apply the log settings right away: the rest of init logs with them. */

@@ -33,6 +33,9 @@ GSHMEMI_CFG(bool, OFI_AM_COALESCE, ofi_am_coalesce, "1",
             "waiting (0: one message and one waited copy per put)")
 GSHMEMI_CFG(size, OFI_AM_CHUNK, ofi_am_chunk, "1M",
             "ofi active messages: payload bytes of one message (4K to 4M)")
+GSHMEMI_CFG(int, OFI_AM_RAILS, ofi_am_rails, "4",
+            "ofi active messages: endpoints per PE (1 to 8), each in its own domain with its "
+            "own progress thread; messages to a PE take them in turn")
 GSHMEMI_CFG(int, TIMEOUT, timeout, "60",
             "seconds a bootstrap exchange may wait for a peer before the job is aborted")
 GSHMEMI_CFG(bool, INFO, info, "0", "print this table at init (PE 0)")

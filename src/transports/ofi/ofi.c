@@ -1,7 +1,8 @@
 /* ofi.c: the ofi transport's ops table, init and finalize. One libfabric RDM
  * endpoint per PE, the whole heap registered once, endpoint names, MR keys
  * and heap bases exchanged through the bootstrap, every PE (this one too)
- * in an FI_AV_TABLE at its PE index. */
+ * in an FI_AV_TABLE at its PE index. The active-message path adds its
+ * rails' endpoints (ofi_am_rail.c), named in the same exchange. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +21,7 @@ typedef struct ofi_card {
     uint64_t base, key;
     char prov[64];
     unsigned char addr[OFI_ADDR_MAX];
+    ofi_names_t rails;           /* active messages: rails 1.. */
 } ofi_card_t;
 
 /* libfabric's shm provider names an endpoint's shared-memory region after
@@ -57,22 +59,9 @@ static int ofi_open_objects(ofi_state_t *s)
         rc = fi_domain(s->fabric, s->info, &s->domain, NULL);
     /* Without FI_RMA_EVENT the progress thread naps on the CQ's wait fd
      * (woken by the provider's traffic, tcp's sockets) where it has one. */
-    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE,
-                                 .size = OFI_ARENA_OPS + 64};
-    s->cq_fd = -1;
-    if (rc == 0 && !s->has_rma_event) {
-        cq_attr.wait_obj = FI_WAIT_FD;
-        if (fi_cq_open(s->domain, &cq_attr, &s->cq, NULL) != 0 ||
-            fi_control(&s->cq->fid, FI_GETWAIT, &s->cq_fd) != 0 || s->cq_fd < 0) {
-            if (s->cq != NULL)
-                (void)fi_close(&s->cq->fid);
-            s->cq = NULL;
-            s->cq_fd = -1;
-            cq_attr.wait_obj = FI_WAIT_NONE;
-        }
-    }
-    if (rc == 0 && s->cq == NULL && (what = "fi_cq_open"))
-        rc = fi_cq_open(s->domain, &cq_attr, &s->cq, NULL);
+    if (rc == 0 && (what = "fi_cq_open") && ofi_cq_open(s, s->domain, !s->has_rma_event, &s->cq,
+                                                        &s->cq_fd) != 0)
+        return GSHMEM_ERR_TRANSPORT;
     if (rc == 0)
         GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: progress thread naps %s", s->has_rma_event ?
                       "until the remote-access counter moves or a CQ entry comes" :
@@ -138,8 +127,10 @@ static int ofi_local_setup(ofi_state_t *s, const gshmemi_tp_env_t *env, ofi_card
         GSHMEMI_CHECK(ofi_info_check_atomics(s));
     GSHMEMI_CHECK(ofi_register_memory(s));
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->am_mode)
+    if (s->am_mode) {
         GSHMEMI_CHECK(ofi_am_setup(s, env->cfg));
+        ofi_am_names(s, &me->rails);
+    }
 #endif
     size_t len = sizeof me->addr;
     int rc = fi_getname(&s->ep->fid, me->addr, &len);
@@ -171,6 +162,13 @@ static int ofi_connect(ofi_state_t *s, const ofi_card_t *cards)
                           cards[pe].prov, s->my_pe, s->prov_name);
             return GSHMEM_ERR_MISMATCH;
         }
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if (cards[pe].rails.n_rails != cards[s->my_pe].rails.n_rails) {
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi: PE %d uses %u endpoints (rails) but PE %d uses %u; "
+                          "set the same GSHMEM_OFI_AM_RAILS and heap kind on every PE", pe,
+                          cards[pe].rails.n_rails, s->my_pe, cards[s->my_pe].rails.n_rails);
+            return GSHMEM_ERR_MISMATCH;
+        }
     size_t n = (size_t)(unsigned)s->n_pes;
     s->peers = calloc(n, sizeof *s->peers);
     s->fence_pending = calloc(n, 1);
@@ -189,6 +187,10 @@ static int ofi_connect(ofi_state_t *s, const ofi_card_t *cards)
             return GSHMEM_ERR_TRANSPORT;
         }
         s->peers[pe] = (ofi_peer_t){.addr = a, .key = cards[pe].key, .base = cards[pe].base};
+#ifdef GSHMEM_HAVE_CUDA
+        if (s->am)
+            GSHMEMI_CHECK(ofi_am_connect(s, pe, &cards[pe].rails));
+#endif
     }
     return 0;
 }

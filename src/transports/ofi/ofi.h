@@ -31,6 +31,7 @@
 #define OFI_ARENA_OPS 4096        /* operations in flight at most */
 #define OFI_BOUNCE_SLOTS 64
 #define OFI_BOUNCE_SIZE (64u << 10)
+#define OFI_RAILS_MAX 8           /* endpoints per PE of the active-message path */
 
 typedef enum ofi_op_kind {
     OFI_OP_PUT = 0, OFI_OP_GET, OFI_OP_AMO, OFI_OP_FETCH_AMO, OFI_OP_FLUSH,
@@ -56,6 +57,7 @@ typedef struct ofi_op {
     uint64_t off;                 /* remote heap offset (for messages) */
     size_t len;
     int bounce;                   /* bounce slot index, -1 if none */
+    int rail;                     /* active messages: the endpoint it was posted on */
     void *copy_out;               /* get via bounce / fetch result: user dst */
     size_t copy_len;
     uint64_t operand, compare, result;   /* registered AMO buffers */
@@ -67,6 +69,14 @@ typedef struct ofi_peer {
     uint64_t key;
     uint64_t base;                /* remote address of offset 0 */
 } ofi_peer_t;
+
+/* Endpoint names of the active-message path's rails 1.. (rail 0 is the
+ * transport's endpoint), published at init beside the rest. */
+typedef struct ofi_names {
+    uint32_t n_rails;             /* 0 on the RMA path */
+    uint32_t len[OFI_RAILS_MAX];
+    unsigned char addr[OFI_RAILS_MAX][OFI_ADDR_MAX];
+} ofi_names_t;
 
 typedef struct ofi_reg {          /* mem_register list entry */
     struct ofi_reg *next;
@@ -138,6 +148,9 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env);
 int ofi_info_check_atomics(ofi_state_t *s);
 int ofi_mr_register(ofi_state_t *s, void *addr, size_t len, uint64_t access,
                     struct fid_mr **mr_p, void **desc_p);
+/* The same in another domain (ep: for FI_MR_ENDPOINT providers). */
+int ofi_mr_register_in(ofi_state_t *s, struct fid_domain *domain, struct fid_ep *ep, void *addr,
+                       size_t len, uint64_t access, struct fid_mr **mr_p, void **desc_p);
 
 /* ofi_progress.c */
 int ofi_progress_start(ofi_state_t *s);
@@ -145,6 +158,15 @@ void ofi_progress_stop(ofi_state_t *s);
 int ofi_progress_once(ofi_state_t *s);
 /* Read the CQ until empty, completing ops; returns entries read or < 0. */
 int ofi_cq_poll(ofi_state_t *s);
+/* Read up to max completions of cq without completing them: ops[i] and
+ * errs[i] (0, or the failure, already logged); returns how many or < 0. */
+int ofi_cq_take(ofi_state_t *s, struct fid_cq *cq, ofi_op_t **ops, int *errs, int max);
+/* Nap ns (0: none), on the CQ's wait fd where there is one (fd >= 0). */
+void ofi_cq_nap(ofi_state_t *s, struct fid_cq *cq, int fd, uint64_t ns);
+/* Open a CQ for the progress thread: FI_WAIT_FD where the provider has one
+ * and want_fd (*fd_p = the fd), else FI_WAIT_NONE (*fd_p = -1). */
+int ofi_cq_open(ofi_state_t *s, struct fid_domain *domain, int want_fd, struct fid_cq **cq_p,
+                int *fd_p);
 /* An op is done (err 0) or failed: copy out, free it, count it in its sync. */
 void ofi_op_complete(ofi_state_t *s, ofi_op_t *op, int err);
 ofi_op_t *ofi_op_get(ofi_state_t *s, ofi_sync_t *sync, ofi_op_kind_t kind, int pe,
@@ -198,6 +220,12 @@ int ofi_am_quiet(ofi_state_t *s);
 int ofi_am_quiet_mark(ofi_state_t *s, uint64_t *mark_p);
 int ofi_am_quiet_test(ofi_state_t *s, uint64_t mark);
 int ofi_am_progress(ofi_state_t *s);
+/* Rails (ofi_am_rail.c): names to publish, peers' names into the AVs,
+ * the threads of rails 1.. (started with the progress thread) */
+void ofi_am_names(ofi_state_t *s, ofi_names_t *names);
+int ofi_am_connect(ofi_state_t *s, int pe, const ofi_names_t *names);
+int ofi_am_threads_start(ofi_state_t *s);
+void ofi_am_threads_stop(ofi_state_t *s);
 int ofi_am_source_progress(ofi_state_t *s);
 void ofi_am_event(ofi_state_t *s, ofi_op_t *op, int err);
 void ofi_am_thread_start(ofi_state_t *s);

@@ -14,6 +14,7 @@
 #define OFI_AM_RX_EXTRA 32                      /* receive buffers for replies and acks */
 #define OFI_AM_BATCHES 32                       /* target: passes' applies in flight */
 #define OFI_AM_MARKS 8                          /* quiet marks in flight (engine) */
+#define OFI_AM_SMALL 16384u                     /* messages up to this size take rail 0 */
 
 typedef enum ofi_am_type {
     OFI_AM_PUT = 1,     /* len bytes of records: ofi_am_rec_t + payload padded to
@@ -57,6 +58,37 @@ typedef struct ofi_am_ready {
     int slot, pe, copies;
     size_t len;
 } ofi_am_ready_t;
+
+/* One endpoint of the path (a rail). Rail 0 is the transport's own
+ * endpoint (s->domain, s->ep, s->cq; its progress thread); rails 1.. have
+ * their own domain, AV, CQ, endpoint and thread (ofi_am_rail.c), so that
+ * the provider's copies and socket calls of different messages run on
+ * different cores. Requests are numbered per target and applied in that
+ * order whatever rail brought them, so PUT messages to one PE take the
+ * rails in turn (seq % n_rails) unless small (OFI_AM_SMALL); header-only
+ * requests, replies to them and ACKs use rail 0. */
+typedef struct ofi_am_rail {
+    struct ofi_state *s;
+    int idx;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    int cq_fd;               /* its wait fd, or -1 */
+    struct fid_mr *tx_mr, *rx_mr;
+    void *tx_desc, *rx_desc;
+    fi_addr_t *addr;         /* [n_pes] each PE's endpoint of this rail */
+    pthread_mutex_t lock;    /* held by the one thread reading its CQ and sending on it */
+    /* PUT messages handed to this rail (one producer at a time: ofi_am_pump
+     * under src_lock; one consumer: the holder of lock) */
+    ofi_am_ready_t q[OFI_AM_TX];
+    ofi_op_t *q_op[OFI_AM_TX];
+    unsigned q_head, q_tail;
+    uint64_t msgs, bytes;    /* sent on this rail */
+    pthread_t thread;        /* rails 1.. */
+    int started;
+    gshmemi_idle_t idle;
+} ofi_am_rail_t;
 
 /* A quiet mark (ofi_am_quiet_mark): what had been issued when it was made. */
 typedef struct ofi_am_mark {
@@ -106,10 +138,11 @@ typedef struct ofi_am {
     ofi_am_mark_t marks[OFI_AM_MARKS];
     uint64_t n_marks;        /* marks made (the next one's number) */
 
+    ofi_am_rail_t rails[OFI_RAILS_MAX];
+    int n_rails;
+
     /* source side (any thread) */
     char *tx;
-    struct fid_mr *tx_mr;
-    void *tx_desc;
     uint64_t tx_free;        /* bitmap of free send buffers (atomic) */
     ofi_sync_t tx_sync;      /* sends from send buffers */
     uint64_t *next_seq;      /* [n_pes] next request number per target (atomic) */
@@ -118,8 +151,6 @@ typedef struct ofi_am {
     /* target side: under lock (one thread reads the CQ at a time) */
     pthread_mutex_t lock;
     char *rx;
-    struct fid_mr *rx_mr;
-    void *rx_desc;
     int n_rx;
     ofi_op_t *rx_ops;        /* [n_rx] one per receive buffer, bounce = its index */
     uint64_t *applied;       /* [n_pes] requests applied from each source */
@@ -152,6 +183,18 @@ static inline char *ofi_am_rx_ptr(ofi_am_t *st, int idx)
 
 /* ofi_am_target.c: the receive side */
 int ofi_am_post_recv(ofi_state_t *s, ofi_op_t *op);
+/* One pass over rail r: its queued sends, its completions (the target's
+ * share under st->lock); returns the work done or < 0. */
+int ofi_am_rail_pass(ofi_state_t *s, ofi_am_rail_t *r);
+
+/* ofi_am_rail.c */
+int ofi_am_rails_open(ofi_state_t *s, int n);
+void ofi_am_rails_close(ofi_state_t *s);   /* after rail 0's endpoint is closed */
+/* Hand the ready PUT message m (its op counted in tx_sync) to its rail;
+ * sent now if the rail is free, else by the rail's next pass. */
+void ofi_am_rail_queue(ofi_state_t *s, const ofi_am_ready_t *m, ofi_op_t *op, uint64_t seq);
+/* Send what is queued on r (r->lock held); returns how many went or < 0. */
+int ofi_am_rail_drain(ofi_state_t *s, ofi_am_rail_t *r);
 
 /* ofi_am_mem.c: memory of the active-message path. The heap side and the
  * bounce buffers are CUDA memory / pinned host memory when st->cuda, plain

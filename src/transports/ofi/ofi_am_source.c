@@ -17,17 +17,26 @@
 
 int gshmemi_ofi_force_am = 0;
 
+/* Send and receive buffers, registered on every rail; the receive buffers
+ * are posted on the rails in turn: a source's window of OFI_AM_WINDOW
+ * messages spreads over the rails (PUT messages take them in turn), and
+ * rail 0 also gets the replies and ACKs. */
 static int ofi_am_buffers(ofi_state_t *s, ofi_am_t *st)
 {
-    size_t want = (size_t)s->n_pes * OFI_AM_WINDOW + OFI_AM_RX_EXTRA;
-    size_t cap = s->info->rx_attr->size > 16 ? s->info->rx_attr->size - 8 : 64;
+    int per = (OFI_AM_WINDOW + st->n_rails - 1) / st->n_rails;
+    size_t want = (size_t)st->n_rails * ((size_t)s->n_pes * (size_t)per + 8) + OFI_AM_RX_EXTRA;
+    size_t cap = s->info->rx_attr->size > 16 ? (s->info->rx_attr->size - 8) * st->n_rails
+                                             : 64;
     st->n_rx = (int)(want < cap ? want : cap);
     GSHMEMI_CHECK(ofi_smem_alloc(st, (size_t)OFI_AM_TX * st->buf, (void **)&st->tx));
     GSHMEMI_CHECK(ofi_smem_alloc(st, (size_t)st->n_rx * st->buf, (void **)&st->rx));
-    GSHMEMI_CHECK(ofi_mr_register(s, st->tx, (size_t)OFI_AM_TX * st->buf,
-                                  FI_SEND | FI_RECV, &st->tx_mr, &st->tx_desc));
-    GSHMEMI_CHECK(ofi_mr_register(s, st->rx, (size_t)st->n_rx * st->buf,
-                                  FI_SEND | FI_RECV, &st->rx_mr, &st->rx_desc));
+    for (int i = 0; i < st->n_rails; i++) {
+        ofi_am_rail_t *r = &st->rails[i];
+        GSHMEMI_CHECK(ofi_mr_register_in(s, r->domain, r->ep, st->tx, (size_t)OFI_AM_TX * st->buf,
+                                         FI_SEND | FI_RECV, &r->tx_mr, &r->tx_desc));
+        GSHMEMI_CHECK(ofi_mr_register_in(s, r->domain, r->ep, st->rx, (size_t)st->n_rx * st->buf,
+                                         FI_SEND | FI_RECV, &r->rx_mr, &r->rx_desc));
+    }
     st->tx_free = ~0ull;
     st->rx_ops = calloc((size_t)st->n_rx, sizeof *st->rx_ops);
     if (!st->rx_ops) {
@@ -37,6 +46,8 @@ static int ofi_am_buffers(ofi_state_t *s, ofi_am_t *st)
     for (int i = 0; i < st->n_rx; i++) {
         st->rx_ops[i].bounce = i;
         st->rx_ops[i].pe = -1;
+        /* the extra buffers (replies, ACKs) on rail 0, the rest in turn */
+        st->rx_ops[i].rail = i < OFI_AM_RX_EXTRA ? 0 : i % st->n_rails;
         GSHMEMI_CHECK(ofi_am_post_recv(s, &st->rx_ops[i]));
     }
     if (st->retry) {
@@ -49,11 +60,18 @@ static int ofi_am_buffers(ofi_state_t *s, ofi_am_t *st)
 
 void ofi_am_env(const gshmemi_config_t *cfg)
 {
-    /* ofi_rxm sends a message above its buffer size in 16 KiB segments,
-     * copied on both sides (or by rendezvous): measured on loopback tcp,
-     * one eager message per request moves 2x the bytes. Raise its eager
-     * limit to one whole message, unless the user chose one. libfabric
-     * reads it when the provider loads (the first fi_getinfo). */
+    /* One rail: ofi_rxm sends a message above its buffer size (16 KiB) by
+     * segments or rendezvous, and on one endpoint (one thread) that moved
+     * half the bytes of one eager message per request (loopback tcp): raise
+     * its eager limit to one whole message, unless the user chose one.
+     * Several rails: rendezvous moves as much (DLRM set N, T = 256,
+     * B = 2048, 4 rails: 2.12x NCCL with 16 KiB, 2.21x with 1 MiB eager)
+     * and ofi_rxm keeps two pools of about a thousand buffers of that
+     * size per endpoint: 1 MiB eager buffers cost 9.2 GB per PE at 4
+     * rails, 16 KiB ones 0.94 GB. libfabric reads it when the provider
+     * loads (the first fi_getinfo). */
+    if (cfg->ofi_am_rails > 1)
+        return;
     char v[32];
     snprintf(v, sizeof v, "%zu", (size_t)cfg->ofi_am_chunk + OFI_AM_HDR + 256);
     setenv("FI_OFI_RXM_BUFFER_SIZE", v, 0);
@@ -106,12 +124,13 @@ int ofi_am_setup(ofi_state_t *s, const gshmemi_config_t *cfg)
     }
     GSHMEMI_CHECK(ofi_smem_init(st, s->heap));
     GSHMEMI_CHECK(ofi_smem_events_init(st));
+    GSHMEMI_CHECK(ofi_am_rails_open(s, (int)cfg->ofi_am_rails));
     GSHMEMI_CHECK(ofi_am_buffers(s, st));
     const char *rxm = getenv("FI_OFI_RXM_BUFFER_SIZE");
-    GSHMEMI_INFO(OFI_SUBSYS, "ofi active messages: %d receive and %d send buffers of %zu bytes "
-                 "(%s), window %d requests per target, %s (GSHMEM_OFI_AM_COALESCE=%d), "
-                 "FI_OFI_RXM_BUFFER_SIZE=%s", st->n_rx, OFI_AM_TX, st->buf,
-                 st->cuda ? "pinned" : "host", OFI_AM_WINDOW,
+    GSHMEMI_INFO(OFI_SUBSYS, "ofi active messages: %d rails (GSHMEM_OFI_AM_RAILS), %d receive and "
+                 "%d send buffers of %zu bytes (%s), window %d requests per target, %s "
+                 "(GSHMEM_OFI_AM_COALESCE=%d), FI_OFI_RXM_BUFFER_SIZE=%s", st->n_rails, st->n_rx,
+                 OFI_AM_TX, st->buf, st->cuda ? "pinned" : "host", OFI_AM_WINDOW,
                  st->coalesce ? "puts to one PE share messages" : "one message per put",
                  st->coalesce, rxm ? rxm : "(unset)");
     return 0;
@@ -130,10 +149,12 @@ void ofi_am_close(ofi_state_t *s)
                  c->msgs ? (double)c->bytes / (double)c->msgs : 0.0,
                  (unsigned long long)c->copies, (unsigned long long)c->window_waits,
                  (unsigned long long)c->tx_waits, (unsigned long long)c->copy_waits);
-    if (st->tx_mr)
-        fi_close(&st->tx_mr->fid);
-    if (st->rx_mr)
-        fi_close(&st->rx_mr->fid);
+    for (int i = 0; i < st->n_rails; i++)
+        GSHMEMI_INFO(OFI_SUBSYS, "ofi active messages: PE %d rail %d sent %llu messages from send "
+                     "buffers (%llu bytes)", s->my_pe, i,
+                     (unsigned long long)st->rails[i].msgs,
+                     (unsigned long long)st->rails[i].bytes);
+    ofi_am_rails_close(s);
     ofi_smem_free(st, st->tx);
     ofi_smem_free(st, st->rx);
     ofi_smem_events_fini(st);
@@ -218,31 +239,22 @@ static void ofi_am_tx_put(ofi_am_t *st, int slot)
     __atomic_fetch_or(&st->tx_free, 1ull << slot, __ATOMIC_RELEASE);
 }
 
-/* Send msg (len bytes) to pe: injected when it fits (then send buffer slot,
- * if any, is free at once), else from send buffer slot (a PUT message; the
- * other requests are one header, which the provider injects: checked at
- * setup). Retries -FI_EAGAIN while driving progress. */
+/* Inject msg (len bytes, at most the provider's inject size) to pe on
+ * rail 0; send buffer slot, if any, is free once it returns. Retries
+ * -FI_EAGAIN while driving progress. */
 static int ofi_am_send(ofi_state_t *s, int pe, const void *msg, size_t len, int slot)
 {
     ofi_am_t *st = s->am;
-    ofi_op_t *op = NULL;
-    if (len > s->inject_size && slot >= 0) {
-        op = ofi_op_get(s, &st->tx_sync, OFI_OP_AM_SEND, pe, 0, len);
-        op->bounce = slot;
-        __atomic_fetch_add(&st->tx_sync.posted, 1, __ATOMIC_RELEASE);
-        msg = ofi_am_tx_ptr(st, slot);
-    }
     ssize_t rc;
     for (;;) {
-        rc = op ? fi_send(s->ep, msg, len, st->tx_desc, s->peers[pe].addr, op)
-                : fi_inject(s->ep, msg, len, s->peers[pe].addr);
+        rc = fi_inject(s->ep, msg, len, s->peers[pe].addr);
         if (rc != -FI_EAGAIN)
             break;
         if (ofi_progress_once(s) <= 0)
             sched_yield();
     }
-    if (rc == 0 && !op && slot >= 0)
-        ofi_am_tx_put(st, slot);   /* injected: the buffer is free at once */
+    if (slot >= 0)
+        ofi_am_tx_put(st, slot);
     if (rc == 0) {
         st->stats.msgs++;
         st->stats.bytes += len;
@@ -250,13 +262,24 @@ static int ofi_am_send(ofi_state_t *s, int pe, const void *msg, size_t len, int 
     }
     GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: sending %zu bytes to PE %d failed: %s", len, pe,
                   fi_strerror((int)-rc));
-    if (slot >= 0)
-        ofi_am_tx_put(st, slot);
-    if (op) {
-        ofi_op_put(s, op);
-        __atomic_fetch_sub(&st->tx_sync.posted, 1, __ATOMIC_RELEASE);
-    }
     return GSHMEM_ERR_TRANSPORT;
+}
+
+/* Send the ready PUT message m: injected when it fits, else from its send
+ * buffer on its rail (counted in tx_sync; the completion frees the buffer). */
+static int ofi_am_send_put(ofi_state_t *s, const ofi_am_ready_t *m)
+{
+    ofi_am_t *st = s->am;
+    const char *msg = ofi_am_tx_ptr(st, m->slot);
+    if (m->len <= s->inject_size)
+        return ofi_am_send(s, m->pe, msg, m->len, m->slot);
+    ofi_op_t *op = ofi_op_get(s, &st->tx_sync, OFI_OP_AM_SEND, m->pe, 0, m->len);
+    op->bounce = m->slot;
+    __atomic_fetch_add(&st->tx_sync.posted, 1, __ATOMIC_RELEASE);
+    st->stats.msgs++;
+    st->stats.bytes += m->len;
+    ofi_am_rail_queue(s, m, op, ((const ofi_am_hdr_t *)msg)->seq);
+    return 0;
 }
 
 /* Send the ready messages whose copies are done, oldest first; returns how
@@ -275,7 +298,7 @@ static int ofi_am_pump(ofi_state_t *s)
                 break;
         }
         __atomic_store_n(&st->ready_head, st->ready_head + 1, __ATOMIC_RELEASE);
-        GSHMEMI_CHECK(ofi_am_send(s, r->pe, ofi_am_tx_ptr(st, r->slot), r->len, r->slot));
+        GSHMEMI_CHECK(ofi_am_send_put(s, r));
         sent++;
     }
     return sent;

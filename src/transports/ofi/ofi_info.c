@@ -207,8 +207,8 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
     return GSHMEM_ERR_TRANSPORT;
 }
 
-int ofi_mr_register(ofi_state_t *s, void *addr, size_t len, uint64_t access,
-                    struct fid_mr **mr_p, void **desc_p)
+int ofi_mr_register_in(ofi_state_t *s, struct fid_domain *domain, struct fid_ep *ep, void *addr,
+                       size_t len, uint64_t access, struct fid_mr **mr_p, void **desc_p)
 {
     struct iovec iov = {.iov_base = addr, .iov_len = len};
     struct fi_mr_attr attr = {.mr_iov = &iov, .iov_count = 1, .access = access,
@@ -220,9 +220,9 @@ int ofi_mr_register(ofi_state_t *s, void *addr, size_t len, uint64_t access,
         attr.device.cuda = s->heap->cuda_device;
     }
     struct fid_mr *mr = NULL;
-    int rc = fi_mr_regattr(s->domain, &attr, 0, &mr);
+    int rc = fi_mr_regattr(domain, &attr, 0, &mr);
     if (rc == 0 && s->mr_endpoint) {
-        rc = fi_mr_bind(mr, &s->ep->fid, 0);
+        rc = fi_mr_bind(mr, &ep->fid, 0);
         if (rc == 0)
             rc = fi_mr_enable(mr);
     }
@@ -236,6 +236,12 @@ int ofi_mr_register(ofi_state_t *s, void *addr, size_t len, uint64_t access,
     *desc_p = fi_mr_desc(mr);
     *mr_p = mr;
     return 0;
+}
+
+int ofi_mr_register(ofi_state_t *s, void *addr, size_t len, uint64_t access,
+                    struct fid_mr **mr_p, void **desc_p)
+{
+    return ofi_mr_register_in(s, s->domain, s->ep, addr, len, access, mr_p, desc_p);
 }
 
 static const char *ofi_op_name(enum fi_op op)

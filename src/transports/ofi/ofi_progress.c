@@ -122,18 +122,20 @@ void ofi_sync_complete(ofi_sync_t *sync, int err)
     __atomic_fetch_add(&sync->done, 1, __ATOMIC_RELEASE);
 }
 
-static void ofi_cq_error(ofi_state_t *s)
+/* Read one error entry of cq (logged); *op_p: its op (NULL: none). */
+static void ofi_cq_error(ofi_state_t *s, struct fid_cq *cq, ofi_op_t **op_p)
 {
     struct fi_cq_err_entry e;
     memset(&e, 0, sizeof e);
-    ssize_t rc = fi_cq_readerr(s->cq, &e, 0);
+    *op_p = NULL;
+    ssize_t rc = fi_cq_readerr(cq, &e, 0);
     if (rc < 0) {
         if (rc != -FI_EAGAIN)
             GSHMEMI_ERROR(OFI_SUBSYS, "ofi: fi_cq_readerr failed: %s", fi_strerror((int)-rc));
         return;
     }
     char pbuf[256];
-    const char *perr = fi_cq_strerror(s->cq, e.prov_errno, e.err_data, pbuf, sizeof pbuf);
+    const char *perr = fi_cq_strerror(cq, e.prov_errno, e.err_data, pbuf, sizeof pbuf);
     ofi_op_t *op = e.op_context;
     if (!op) {
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi: completion error without context: %s (provider '%s': %s)",
@@ -144,7 +146,7 @@ static void ofi_cq_error(ofi_state_t *s)
                   "(provider '%s': %s)", ofi_kind_name(op->kind), op->pe,
                   (unsigned long long)op->off, op->len, fi_strerror(e.err), s->prov_name,
                   perr ? perr : "");
-    ofi_op_complete(s, op, GSHMEM_ERR_TRANSPORT);
+    *op_p = op;
 }
 
 int ofi_progress_once(ofi_state_t *s)
@@ -156,26 +158,50 @@ int ofi_progress_once(ofi_state_t *s)
     return ofi_cq_poll(s);
 }
 
-int ofi_cq_poll(ofi_state_t *s)
+int ofi_cq_take(ofi_state_t *s, struct fid_cq *cq, ofi_op_t **ops, int *errs, int max)
 {
     struct fi_cq_entry ents[OFI_CQ_BATCH];
     int total = 0;
-    for (;;) {
-        ssize_t n = fi_cq_read(s->cq, ents, OFI_CQ_BATCH);
+    while (total < max) {
+        int want = max - total < OFI_CQ_BATCH ? max - total : OFI_CQ_BATCH;
+        ssize_t n = fi_cq_read(cq, ents, (size_t)want);
         if (n == -FI_EAGAIN)
             return total;
         if (n == -FI_EAVAIL) {
-            ofi_cq_error(s);
-            total++;
+            ofi_op_t *op;
+            ofi_cq_error(s, cq, &op);
+            if (op) {
+                ops[total] = op;
+                errs[total++] = GSHMEM_ERR_TRANSPORT;
+            }
             continue;
         }
         if (n < 0) {
             GSHMEMI_ERROR(OFI_SUBSYS, "ofi: fi_cq_read failed: %s", fi_strerror((int)-n));
-            return GSHMEM_ERR_TRANSPORT;
+            return total > 0 ? total : GSHMEM_ERR_TRANSPORT;
         }
-        for (ssize_t i = 0; i < n; i++)
-            ofi_op_complete(s, ents[i].op_context, 0);
-        total += (int)n;
+        for (ssize_t i = 0; i < n; i++) {
+            ops[total] = ents[i].op_context;
+            errs[total++] = 0;
+        }
+        if (n < want)
+            return total;
+    }
+    return total;
+}
+
+int ofi_cq_poll(ofi_state_t *s)
+{
+    ofi_op_t *ops[OFI_CQ_BATCH];
+    int errs[OFI_CQ_BATCH];
+    int total = 0;
+    for (;;) {
+        int n = ofi_cq_take(s, s->cq, ops, errs, OFI_CQ_BATCH);
+        if (n < 0)
+            return n;
+        for (int i = 0; i < n; i++)
+            ofi_op_complete(s, ops[i], errs[i]);
+        total += n;
         if (n < OFI_CQ_BATCH)
             return total;
     }
@@ -194,20 +220,48 @@ int ofi_sync_wait(ofi_state_t *s, ofi_sync_t *sync)
     return __atomic_exchange_n(&sync->err, 0, __ATOMIC_ACQ_REL);
 }
 
-/* Naps ns (0: none): on the CQ's wait fd where there is one, so that the
- * provider's traffic ends the nap at once. */
-static void ofi_nap(ofi_state_t *s, uint64_t ns)
+void ofi_cq_nap(ofi_state_t *s, struct fid_cq *cq, int fd, uint64_t ns)
 {
     if (ns == 0)
         return;
     struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    struct fid *f = &s->cq->fid;
-    if (s->cq_fd >= 0 && fi_trywait(s->fabric, &f, 1) == FI_SUCCESS) {
-        struct pollfd pfd = {.fd = s->cq_fd, .events = POLLIN};
+    struct fid *f = &cq->fid;
+    if (fd >= 0 && fi_trywait(s->fabric, &f, 1) == FI_SUCCESS) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
         (void)ppoll(&pfd, 1, &t, NULL);
         return;
     }
     nanosleep(&t, NULL);
+}
+
+int ofi_cq_open(ofi_state_t *s, struct fid_domain *domain, int want_fd, struct fid_cq **cq_p,
+                int *fd_p)
+{
+    struct fi_cq_attr attr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE,
+                              .size = OFI_ARENA_OPS + 64};
+    struct fid_cq *cq = NULL;
+    *fd_p = -1;
+    if (want_fd) {
+        attr.wait_obj = FI_WAIT_FD;
+        if (fi_cq_open(domain, &attr, &cq, NULL) == 0 &&
+            fi_control(&cq->fid, FI_GETWAIT, fd_p) == 0 && *fd_p >= 0) {
+            *cq_p = cq;
+            return 0;
+        }
+        if (cq != NULL)
+            (void)fi_close(&cq->fid);
+        cq = NULL;
+        *fd_p = -1;
+        attr.wait_obj = FI_WAIT_NONE;
+    }
+    int rc = fi_cq_open(domain, &attr, &cq, NULL);
+    if (rc != 0) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: fi_cq_open failed with provider '%s': %s", s->prov_name,
+                      fi_strerror(-rc));
+        return GSHMEM_ERR_TRANSPORT;
+    }
+    *cq_p = cq;
+    return 0;
 }
 
 /* 1 when peers' RMA or atomics were served here since the last look. */
@@ -246,7 +300,7 @@ static void *ofi_progress_main(void *arg)
             continue;
         }
 #endif
-        ofi_nap(s, gshmemi_idle_next(&s->idle));
+        ofi_cq_nap(s, s->cq, s->cq_fd, gshmemi_idle_next(&s->idle));
     }
     return NULL;
 }
@@ -259,7 +313,12 @@ int ofi_progress_start(ofi_state_t *s)
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi: cannot start the progress thread: %s", strerror(rc));
         return GSHMEM_ERR_SYSTEM;
     }
+    pthread_setname_np(s->thread, "gshmem-ofi");   /* per-thread profiles (top -H) */
     s->thread_started = 1;
+#ifdef GSHMEM_HAVE_CUDA
+    if (s->am)
+        return ofi_am_threads_start(s);
+#endif
     return 0;
 }
 
@@ -269,6 +328,10 @@ void ofi_progress_stop(ofi_state_t *s)
         return;
     __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
     pthread_join(s->thread, NULL);
+#ifdef GSHMEM_HAVE_CUDA
+    if (s->am)
+        ofi_am_threads_stop(s);
+#endif
     s->thread_started = 0;
     GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: PE %d: progress thread: %llu remote accesses served "
                   "(%s), %llu naps", s->my_pe, (unsigned long long)s->rcntr_seen,
