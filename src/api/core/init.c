@@ -295,9 +295,10 @@ int gshmem_init_attr(unsigned flags, const gshmem_init_attr_t *attr)
 }
 
 /* Thread safety: the state is written only by init and finalize; the
- * transports serialize their shared queues themselves (shm: CPU atomics
- * and copies, ofi: its locks, p2p: its stream lock), so every level is
- * provided (tests/multipe/pe_api_shmem15.c runs threads' puts and AMOs). */
+ * transports serialize what they share themselves (shm: CPU atomics and
+ * copies; ofi: an FI_THREAD_SAFE domain and its locks; p2p: CUDA streams
+ * and the batch's lock), so every level is provided. pe_api_shmem15 runs
+ * puts and AMOs from 4 threads per PE over shm and ofi. */
 int gshmem_init_thread(int requested, int *provided)
 {
     if (requested < GSHMEM_THREAD_SINGLE || requested > GSHMEM_THREAD_MULTIPLE) {
