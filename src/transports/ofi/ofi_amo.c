@@ -75,10 +75,9 @@ static int ofi_amo_supported(ofi_state_t *s, const ofi_amo_map_t *m, enum fi_dat
                       : fi_atomicvalid(s->ep, fdt, m->op, &count);
     if (rc == 0 && count > 0)
         return 0;
-    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: atomic %s (%s) on %s to PE %d: the provider %s does not "
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: atomic %s on %s to PE %d: the provider %s does not "
                   "support it (fi_%satomicvalid: %s); bitwise AMOs need FI_BAND, FI_BOR and "
-                  "FI_BXOR", m->name, fi_tostr(&m->op, FI_TYPE_ATOMIC_OP),
-                  fi_tostr(&fdt, FI_TYPE_ATOMIC_TYPE), pe, s->prov_name,
+                  "FI_BXOR", m->name, fi_tostr(&fdt, FI_TYPE_ATOMIC_TYPE), pe, s->prov_name,
                   m->fetch ? "fetch_" : "", rc ? fi_strerror(-rc) : "count 0");
     return GSHMEM_ERR_NOT_SUPPORTED;
 }
