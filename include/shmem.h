@@ -167,6 +167,28 @@ typedef long double gshmemi_st_longdouble;
 #define GSHMEMI_SP(N, p) ((gshmemi_st_##N *)(void *)(p))
 #define GSHMEMI_SCP(N, p) ((const gshmemi_st_##N *)(const void *)(p))
 
+/* One contiguous (put, get, put_nbi, get_nbi), strided (iput, iget) or
+ * put-with-signal (put_signal, put_signal_nbi) call OP for C type T on N. */
+#define GSHMEMI_SHMEM_RMA_C(T, S, N, OP)                                              \
+    static inline void shmem_##S##_##OP(T *dest, const T *source, size_t nelems, int pe) \
+    {                                                                                 \
+        gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, pe);   \
+    }
+#define GSHMEMI_SHMEM_RMA_I(T, S, N, OP)                                              \
+    static inline void shmem_##S##_##OP(T *dest, const T *source, ptrdiff_t dst,      \
+                                        ptrdiff_t sst, size_t nelems, int pe)         \
+    {                                                                                 \
+        gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), dst, sst, nelems, pe); \
+    }
+#define GSHMEMI_SHMEM_RMA_SIG(T, S, N, OP)                                            \
+    static inline void shmem_##S##_##OP(T *dest, const T *source, size_t nelems,      \
+                                        uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                        int pe)                                       \
+    {                                                                                 \
+        gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, sig_addr, \
+                          signal, sig_op, pe);                                        \
+    }
+
 /* shmem_<S>_{p,g,put,get,put_nbi,get_nbi,iput,iget,put_signal,
  * put_signal_nbi} for C type T on gshmem type N. */
 #define GSHMEMI_SHMEM_RMA(T, S, N)                                                    \
@@ -178,50 +200,14 @@ typedef long double gshmemi_st_longdouble;
     {                                                                                 \
         return (T)gshmem_##N##_g(GSHMEMI_SCP(N, source), pe);                         \
     }                                                                                 \
-    static inline void shmem_##S##_put(T *dest, const T *source, size_t nelems, int pe) \
-    {                                                                                 \
-        gshmem_##N##_put(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, pe);    \
-    }                                                                                 \
-    static inline void shmem_##S##_get(T *dest, const T *source, size_t nelems, int pe) \
-    {                                                                                 \
-        gshmem_##N##_get(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, pe);    \
-    }                                                                                 \
-    static inline void shmem_##S##_put_nbi(T *dest, const T *source, size_t nelems,   \
-                                           int pe)                                    \
-    {                                                                                 \
-        gshmem_##N##_put_nbi(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, pe); \
-    }                                                                                 \
-    static inline void shmem_##S##_get_nbi(T *dest, const T *source, size_t nelems,   \
-                                           int pe)                                    \
-    {                                                                                 \
-        gshmem_##N##_get_nbi(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, pe); \
-    }                                                                                 \
-    static inline void shmem_##S##_iput(T *dest, const T *source, ptrdiff_t dst,      \
-                                        ptrdiff_t sst, size_t nelems, int pe)         \
-    {                                                                                 \
-        gshmem_##N##_iput(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), dst, sst, nelems, \
-                          pe);                                                        \
-    }                                                                                 \
-    static inline void shmem_##S##_iget(T *dest, const T *source, ptrdiff_t dst,      \
-                                        ptrdiff_t sst, size_t nelems, int pe)         \
-    {                                                                                 \
-        gshmem_##N##_iget(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), dst, sst, nelems, \
-                          pe);                                                        \
-    }                                                                                 \
-    static inline void shmem_##S##_put_signal(T *dest, const T *source, size_t nelems, \
-                                              uint64_t *sig_addr, uint64_t signal,    \
-                                              int sig_op, int pe)                     \
-    {                                                                                 \
-        gshmem_##N##_put_signal(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems,  \
-                                sig_addr, signal, sig_op, pe);                        \
-    }                                                                                 \
-    static inline void shmem_##S##_put_signal_nbi(T *dest, const T *source,           \
-                                                  size_t nelems, uint64_t *sig_addr,  \
-                                                  uint64_t signal, int sig_op, int pe) \
-    {                                                                                 \
-        gshmem_##N##_put_signal_nbi(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, \
-                                    sig_addr, signal, sig_op, pe);                    \
-    }
+    GSHMEMI_SHMEM_RMA_C(T, S, N, put)                                                 \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, get)                                                 \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, put_nbi)                                             \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, get_nbi)                                             \
+    GSHMEMI_SHMEM_RMA_I(T, S, N, iput)                                                \
+    GSHMEMI_SHMEM_RMA_I(T, S, N, iget)                                                \
+    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal)                                        \
+    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal_nbi)
 
 GSHMEMI_SHMEM_RMA(float, float, float)
 GSHMEMI_SHMEM_RMA(double, double, double)
