@@ -43,6 +43,27 @@ typedef struct gshmem_init_attr {
  * runtime may be initialized again after gshmem_finalize. */
 int gshmem_init(void);
 int gshmem_init_attr(unsigned flags, const gshmem_init_attr_t *attr);
+
+/* Thread levels (OpenSHMEM's SHMEM_THREAD_*). gshmem is thread safe: any
+ * number of threads may make any call but init/finalize at once, so
+ * init_thread provides GSHMEM_THREAD_MULTIPLE whatever was requested. */
+#define GSHMEM_THREAD_SINGLE 0
+#define GSHMEM_THREAD_FUNNELED 1
+#define GSHMEM_THREAD_SERIALIZED 2
+#define GSHMEM_THREAD_MULTIPLE 3
+/* gshmem_init, then *provided (may be NULL) = the level given. */
+int gshmem_init_thread(int requested, int *provided);
+void gshmem_query_thread(int *provided);
+
+/* The library's name for gshmem_info_get_name: at most
+ * GSHMEM_MAX_NAME_LEN bytes with the terminating NUL. */
+#define GSHMEM_MAX_NAME_LEN 256
+#define GSHMEM_VENDOR_STRING "gshmem"
+void gshmem_info_get_name(char *name);
+/* The OpenSHMEM version this API follows (1.5). */
+void gshmem_info_get_version(int *major, int *minor);
+/* Profiling control: accepted, no effect (gshmem has no profiling layer). */
+void gshmem_pcontrol(int level, ...);
 void gshmem_finalize(void);
 int gshmem_initialized(void);
 const char *gshmem_strerror(int status);
@@ -65,6 +86,16 @@ void *gshmem_calloc(size_t count, size_t size);
  * NULL on every PE beyond it. */
 void *gshmem_align(size_t alignment, size_t size);
 void gshmem_free(void *ptr);
+/* Collective like malloc: a block of size bytes holding the first
+ * min(old, new) bytes of ptr's (each PE its own), ptr freed; NULL ptr:
+ * malloc; size 0: free, returns NULL. NULL on every PE when the heap is
+ * full, ptr then untouched. */
+void *gshmem_realloc(void *ptr, size_t size);
+/* Hints (OpenSHMEM 1.5's SHMEM_MALLOC_*) are accepted and ignored: every
+ * block serves atomics and signals alike. */
+#define GSHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
+#define GSHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
+void *gshmem_malloc_with_hints(size_t size, long hints);
 /* Non-collective registration of local memory for use as a local source or
  * destination (never as a remote address). */
 int gshmem_register(void *addr, size_t length);
@@ -76,18 +107,60 @@ void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe);
 void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 
+/* Strided: element i of source (at source + i * sst elements) goes to
+ * dest + i * dst elements; strides in elements, any sign. Where both are 1
+ * it is one contiguous put/get; where the remote side is contiguous (dst
+ * of iput, sst of iget) and the heap is a host heap, the local side is
+ * packed into one message; otherwise one put/get per element (nbi, then a
+ * quiet: the call completes every nbi operation of the caller too). */
+void gshmem_iputmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                    size_t elem_size, size_t nelems, int pe);
+void gshmem_igetmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                    size_t elem_size, size_t nelems, int pe);
+
 #define GSHMEMI_DECL_RMA(T, N)                                                   \
     void gshmem_##N##_p(T *dest, T value, int pe);                               \
     T gshmem_##N##_g(const T *source, int pe);                                   \
     void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);      \
     void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);      \
     void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);  \
-    void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);
+    void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);  \
+    void gshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                           size_t nelems, int pe);                               \
+    void gshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                           size_t nelems, int pe);                               \
+    void gshmem_##N##_put_signal(T *dest, const T *source, size_t nelems,        \
+                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    void gshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,    \
+                                     uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                     int pe);
+GSHMEMI_DECL_RMA(int8_t, int8)
+GSHMEMI_DECL_RMA(int16_t, int16)
 GSHMEMI_DECL_RMA(int32_t, int32)
 GSHMEMI_DECL_RMA(int64_t, int64)
+GSHMEMI_DECL_RMA(uint8_t, uint8)
+GSHMEMI_DECL_RMA(uint16_t, uint16)
+GSHMEMI_DECL_RMA(uint32_t, uint32)
 GSHMEMI_DECL_RMA(uint64_t, uint64)
 GSHMEMI_DECL_RMA(float, float)
 GSHMEMI_DECL_RMA(double, double)
+GSHMEMI_DECL_RMA(long double, longdouble)
+
+/* Sized forms: nelems elements of BITS / 8 bytes. */
+#define GSHMEMI_DECL_SIZED(BITS)                                                  \
+    void gshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe); \
+    void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe); \
+    void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe); \
+    void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe); \
+    void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                           size_t nelems, int pe);                                \
+    void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                           size_t nelems, int pe);
+GSHMEMI_DECL_SIZED(8)
+GSHMEMI_DECL_SIZED(16)
+GSHMEMI_DECL_SIZED(32)
+GSHMEMI_DECL_SIZED(64)
+GSHMEMI_DECL_SIZED(128)
 
 /* ---- ordering --------------------------------------------------------- */
 void gshmem_quiet(void);
@@ -95,19 +168,49 @@ void gshmem_fence(void);
 void gshmem_barrier_all(void);   /* quiet + barrier */
 void gshmem_sync_all(void);      /* barrier only */
 
-/* ---- atomics (int32, int64, uint64) ----------------------------------- */
+/* ---- atomics ---------------------------------------------------------- */
+/* Extended types (all below, float and double): fetch, set, swap. The
+ * _nbi forms write *fetch (local memory) before they return: complete
+ * early, which a later quiet allows. float and double move as their
+ * 32/64-bit patterns. */
+#define GSHMEMI_DECL_AMO_EXT(T, N)                                               \
+    T gshmem_##N##_atomic_fetch(const T *source, int pe);                        \
+    void gshmem_##N##_atomic_set(T *dest, T value, int pe);                      \
+    T gshmem_##N##_atomic_swap(T *dest, T value, int pe);                        \
+    void gshmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);       \
+    void gshmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);
+/* Standard types (int32, int64, uint32, uint64): the extended ones, and: */
 #define GSHMEMI_DECL_AMO(T, N)                                                   \
+    GSHMEMI_DECL_AMO_EXT(T, N)                                                   \
     T gshmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                   \
     void gshmem_##N##_atomic_add(T *dest, T value, int pe);                      \
     T gshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);        \
-    T gshmem_##N##_atomic_swap(T *dest, T value, int pe);                        \
-    T gshmem_##N##_atomic_fetch(const T *source, int pe);                        \
-    void gshmem_##N##_atomic_set(T *dest, T value, int pe);                      \
     void gshmem_##N##_atomic_inc(T *dest, int pe);                               \
-    T gshmem_##N##_atomic_fetch_inc(T *dest, int pe);
+    T gshmem_##N##_atomic_fetch_inc(T *dest, int pe);                            \
+    void gshmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);  \
+    void gshmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);           \
+    void gshmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe);
+/* Bitwise types (the same four here). */
+#define GSHMEMI_DECL_AMO_BIT(T, N)                                               \
+    void gshmem_##N##_atomic_and(T *dest, T value, int pe);                      \
+    void gshmem_##N##_atomic_or(T *dest, T value, int pe);                       \
+    void gshmem_##N##_atomic_xor(T *dest, T value, int pe);                      \
+    T gshmem_##N##_atomic_fetch_and(T *dest, T value, int pe);                   \
+    T gshmem_##N##_atomic_fetch_or(T *dest, T value, int pe);                    \
+    T gshmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);                   \
+    void gshmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe);  \
+    void gshmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe);   \
+    void gshmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe);
 GSHMEMI_DECL_AMO(int32_t, int32)
 GSHMEMI_DECL_AMO(int64_t, int64)
+GSHMEMI_DECL_AMO(uint32_t, uint32)
 GSHMEMI_DECL_AMO(uint64_t, uint64)
+GSHMEMI_DECL_AMO_BIT(int32_t, int32)
+GSHMEMI_DECL_AMO_BIT(int64_t, int64)
+GSHMEMI_DECL_AMO_BIT(uint32_t, uint32)
+GSHMEMI_DECL_AMO_BIT(uint64_t, uint64)
+GSHMEMI_DECL_AMO_EXT(float, float)
+GSHMEMI_DECL_AMO_EXT(double, double)
 
 /* ---- signals ---------------------------------------------------------- */
 /* The signal update (sig_op GSHMEM_SIGNAL_SET or _ADD of signal) becomes
@@ -120,11 +223,45 @@ uint64_t gshmem_signal_fetch(const uint64_t *sig_addr);
 uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
 /* ---- point synchronization ------------------------------------------- */
+/* The set forms (OpenSHMEM 1.5): ivars is a symmetric array of nelems;
+ * status (may be NULL: all included) excludes ivars[i] where status[i] is
+ * non-zero; _vector forms compare ivars[i] with cmp_values[i]. _all waits
+ * until every included one holds (test_all: 1 when they do); _any returns
+ * the index of one that holds, SIZE_MAX when none is included (test_any:
+ * SIZE_MAX also when none holds yet); _some writes the indices of all that
+ * hold to indices (required when nelems > 0) and returns their count, 0
+ * when none is included (test_some: 0 also when none holds yet). */
 #define GSHMEMI_DECL_SYNC(T, N)                                                  \
     void gshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                 \
-    int gshmem_##N##_test(T *ivar, int cmp, T cmp_value);
+    int gshmem_##N##_test(T *ivar, int cmp, T cmp_value);                        \
+    void gshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, \
+                                     int cmp, T cmp_value);                      \
+    size_t gshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, \
+                                       int cmp, T cmp_value);                    \
+    size_t gshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, \
+                                        const int *status, int cmp, T cmp_value); \
+    void gshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, \
+                                            int cmp, T *cmp_values);             \
+    size_t gshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems,           \
+                                              const int *status, int cmp, T *cmp_values); \
+    size_t gshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, \
+                                               const int *status, int cmp,       \
+                                               T *cmp_values);                   \
+    int gshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, \
+                              T cmp_value);                                      \
+    size_t gshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, \
+                                 T cmp_value);                                   \
+    size_t gshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices,      \
+                                  const int *status, int cmp, T cmp_value);      \
+    int gshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, \
+                                     T *cmp_values);                             \
+    size_t gshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, \
+                                        int cmp, T *cmp_values);                 \
+    size_t gshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, \
+                                         const int *status, int cmp, T *cmp_values);
 GSHMEMI_DECL_SYNC(int32_t, int32)
 GSHMEMI_DECL_SYNC(int64_t, int64)
+GSHMEMI_DECL_SYNC(uint32_t, uint32)
 GSHMEMI_DECL_SYNC(uint64_t, uint64)
 
 /* ---- distributed locks ------------------------------------------------ */

@@ -154,12 +154,12 @@ __device__ void gshmemx_putmem_signal_nbi_block(void *dest, const void *source, 
 #define GSHMEMI_DDECL_SYNC(T, N)                                                    \
     GSHMEM_HD void gshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);          \
     GSHMEM_HD int gshmem_##N##_test(T *ivar, int cmp, T cmp_value);                 \
-    __device__ void gshmem_##N##_wait_until_all(T *ivars, size_t nelems,            \
-                                                const int *status, int cmp,         \
-                                                T cmp_value);                       \
-    __device__ size_t gshmem_##N##_wait_until_any(T *ivars, size_t nelems,          \
-                                                  const int *status, int cmp,       \
-                                                  T cmp_value);
+    GSHMEM_HD void gshmem_##N##_wait_until_all(T *ivars, size_t nelems,             \
+                                               const int *status, int cmp,          \
+                                               T cmp_value);                        \
+    GSHMEM_HD size_t gshmem_##N##_wait_until_any(T *ivars, size_t nelems,           \
+                                                 const int *status, int cmp,        \
+                                                 T cmp_value);
 GSHMEMI_DDECL_SYNC(int32_t, int32)
 GSHMEMI_DDECL_SYNC(int64_t, int64)
 GSHMEMI_DDECL_SYNC(uint64_t, uint64)
@@ -179,6 +179,19 @@ GSHMEMI_DDECL_AMO(int32_t, int32)
 GSHMEMI_DDECL_AMO(int64_t, int64)
 GSHMEMI_DDECL_AMO(uint64_t, uint64)
 #undef GSHMEMI_DDECL_AMO
+/* Bitwise (int32, int64, uint64). Non-fetching ones to a queue-path PE
+ * complete at quiet, like add. */
+#define GSHMEMI_DDECL_AMO_BIT(T, N)                                                 \
+    GSHMEM_HD void gshmem_##N##_atomic_and(T *dest, T value, int pe);               \
+    GSHMEM_HD void gshmem_##N##_atomic_or(T *dest, T value, int pe);                \
+    GSHMEM_HD void gshmem_##N##_atomic_xor(T *dest, T value, int pe);               \
+    GSHMEM_HD T gshmem_##N##_atomic_fetch_and(T *dest, T value, int pe);            \
+    GSHMEM_HD T gshmem_##N##_atomic_fetch_or(T *dest, T value, int pe);             \
+    GSHMEM_HD T gshmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);
+GSHMEMI_DDECL_AMO_BIT(int32_t, int32)
+GSHMEMI_DDECL_AMO_BIT(int64_t, int64)
+GSHMEMI_DDECL_AMO_BIT(uint64_t, uint64)
+#undef GSHMEMI_DDECL_AMO_BIT
 
 /* ---- queue path ----------------------------------------------------------- */
 /* 0 while this PE's proxy engine is healthy (or none runs), else the negative

@@ -3,10 +3,14 @@
  *
  * Only calls that gshmem implements are mapped; anything else is absent
  * and fails at compile time rather than silently misbehaving. C types map
- * onto gshmem's fixed-width ones: int -> int32, long and long long ->
- * int64, unsigned long -> uint64 (LP64 only, checked below), float,
- * double; int64_t/uint64_t/int32_t keep their names. Collectives exist on
- * SHMEM_TEAM_WORLD only; other teams return a non-zero status. */
+ * onto gshmem's fixed-width ones of the same size and signedness (char ->
+ * int8, int -> int32, long, long long, ptrdiff_t -> int64, unsigned long,
+ * size_t -> uint64 ...; LP64 only, checked below). The OpenSHMEM 1.5 RMA,
+ * atomics (standard, extended, bitwise, non-blocking fetching), point
+ * synchronization (with the _all/_any/_some and _vector forms), setup and
+ * query calls are here, with the C11 generic names where the compiler is
+ * C11 (not C++). Collectives exist on SHMEM_TEAM_WORLD only; other teams
+ * return a non-zero status; contexts and team management are absent. */
 #ifndef GSHMEM_SHMEM_H
 #define GSHMEM_SHMEM_H
 
@@ -26,10 +30,35 @@ extern "C" {
 GSHMEMI_STATIC_ASSERT(sizeof(int) == 4, "shmem.h maps int onto gshmem's int32");
 GSHMEMI_STATIC_ASSERT(sizeof(long) == 8, "shmem.h maps long onto gshmem's int64 (LP64 only)");
 GSHMEMI_STATIC_ASSERT(sizeof(long long) == 8, "shmem.h maps long long onto gshmem's int64");
+GSHMEMI_STATIC_ASSERT(sizeof(short) == 2, "shmem.h maps short onto gshmem's int16");
+GSHMEMI_STATIC_ASSERT(sizeof(size_t) == 8 && sizeof(ptrdiff_t) == 8,
+                      "shmem.h maps size_t and ptrdiff_t onto gshmem's 64-bit types");
 
 #define SHMEM_MAJOR_VERSION 1
 #define SHMEM_MINOR_VERSION 5
-#define SHMEM_VENDOR_STRING "gshmem"
+#define SHMEM_VENDOR_STRING GSHMEM_VENDOR_STRING
+#define SHMEM_MAX_NAME_LEN GSHMEM_MAX_NAME_LEN
+
+#define SHMEM_THREAD_SINGLE GSHMEM_THREAD_SINGLE
+#define SHMEM_THREAD_FUNNELED GSHMEM_THREAD_FUNNELED
+#define SHMEM_THREAD_SERIALIZED GSHMEM_THREAD_SERIALIZED
+#define SHMEM_THREAD_MULTIPLE GSHMEM_THREAD_MULTIPLE
+
+#define SHMEM_MALLOC_ATOMICS_REMOTE GSHMEM_MALLOC_ATOMICS_REMOTE
+#define SHMEM_MALLOC_SIGNAL_REMOTE GSHMEM_MALLOC_SIGNAL_REMOTE
+
+/* pSync/pWrk sizes and value of the deprecated active-set collectives
+ * (which gshmem does not implement): given so that code that declares
+ * its arrays compiles. */
+#define SHMEM_SYNC_VALUE 0L
+#define SHMEM_SYNC_SIZE 64
+#define SHMEM_BCAST_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_BARRIER_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_COLLECT_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALL_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 16
 
 #define SHMEM_CMP_EQ GSHMEM_CMP_EQ
 #define SHMEM_CMP_NE GSHMEM_CMP_NE
@@ -67,17 +96,20 @@ static inline void shmem_query_initialized(int *initialized)
 {
     *initialized = gshmem_initialized();
 }
-static inline void shmem_info_get_version(int *major, int *minor)
-{
-    *major = SHMEM_MAJOR_VERSION;
-    *minor = SHMEM_MINOR_VERSION;
-}
+/* 0, or a non-zero (negative) status with the cause logged, as 1.5 says. */
+#define shmem_init_thread gshmem_init_thread
+#define shmem_query_thread gshmem_query_thread
+#define shmem_info_get_version gshmem_info_get_version
+#define shmem_info_get_name gshmem_info_get_name
+#define shmem_pcontrol gshmem_pcontrol
 
 /* ---- memory ---------------------------------------------------------- */
 #define shmem_malloc gshmem_malloc
 #define shmem_calloc gshmem_calloc
 #define shmem_align gshmem_align
 #define shmem_free gshmem_free
+#define shmem_realloc gshmem_realloc
+#define shmem_malloc_with_hints gshmem_malloc_with_hints
 
 /* ---- RMA ------------------------------------------------------------- */
 #define shmem_putmem gshmem_putmem
@@ -85,51 +117,122 @@ static inline void shmem_info_get_version(int *major, int *minor)
 #define shmem_putmem_nbi gshmem_putmem_nbi
 #define shmem_getmem_nbi gshmem_getmem_nbi
 
-/* shmem_<S>_{p,g,put,get,put_nbi,get_nbi} for C type T on gshmem type N. */
-#define GSHMEMI_SHMEM_RMA(T, S, N)                                                    \
-    static inline void shmem_##S##_p(T *dest, T value, int pe)                        \
+/* shmem_put8 .. shmem_iget128: the sized forms. */
+#define GSHMEMI_SHMEM_SIZED(B)                                                        \
+    static inline void shmem_put##B(void *d, const void *s, size_t n, int pe)         \
     {                                                                                 \
-        gshmem_##N##_p((gshmemi_st_##N *)(void *)dest, (gshmemi_st_##N)value, pe);                    \
+        gshmem_put##B(d, s, n, pe);                                                   \
     }                                                                                 \
-    static inline T shmem_##S##_g(const T *source, int pe)                            \
+    static inline void shmem_get##B(void *d, const void *s, size_t n, int pe)         \
     {                                                                                 \
-        return (T)gshmem_##N##_g((const gshmemi_st_##N *)(const void *)source, pe);           \
+        gshmem_get##B(d, s, n, pe);                                                   \
     }                                                                                 \
-    static inline void shmem_##S##_put(T *dest, const T *source, size_t nelems, int pe) \
+    static inline void shmem_put##B##_nbi(void *d, const void *s, size_t n, int pe)   \
     {                                                                                 \
-        gshmem_putmem(dest, source, nelems * sizeof(T), pe);                          \
+        gshmem_put##B##_nbi(d, s, n, pe);                                             \
     }                                                                                 \
-    static inline void shmem_##S##_get(T *dest, const T *source, size_t nelems, int pe) \
+    static inline void shmem_get##B##_nbi(void *d, const void *s, size_t n, int pe)   \
     {                                                                                 \
-        gshmem_getmem(dest, source, nelems * sizeof(T), pe);                          \
+        gshmem_get##B##_nbi(d, s, n, pe);                                             \
     }                                                                                 \
-    static inline void shmem_##S##_put_nbi(T *dest, const T *source, size_t nelems,   \
-                                           int pe)                                    \
+    static inline void shmem_iput##B(void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, \
+                                     size_t n, int pe)                                \
     {                                                                                 \
-        gshmem_putmem_nbi(dest, source, nelems * sizeof(T), pe);                      \
+        gshmem_iput##B(d, s, dst, sst, n, pe);                                        \
     }                                                                                 \
-    static inline void shmem_##S##_get_nbi(T *dest, const T *source, size_t nelems,   \
-                                           int pe)                                    \
+    static inline void shmem_iget##B(void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, \
+                                     size_t n, int pe)                                \
     {                                                                                 \
-        gshmem_getmem_nbi(dest, source, nelems * sizeof(T), pe);                      \
+        gshmem_iget##B(d, s, dst, sst, n, pe);                                        \
     }
+GSHMEMI_SHMEM_SIZED(8)
+GSHMEMI_SHMEM_SIZED(16)
+GSHMEMI_SHMEM_SIZED(32)
+GSHMEMI_SHMEM_SIZED(64)
+GSHMEMI_SHMEM_SIZED(128)
 
-/* gshmem's element type of each gshmem name, for the casts above. */
+/* gshmem's element type of each gshmem name, for the casts below. */
+typedef int8_t gshmemi_st_int8;
+typedef int16_t gshmemi_st_int16;
 typedef int32_t gshmemi_st_int32;
 typedef int64_t gshmemi_st_int64;
+typedef uint8_t gshmemi_st_uint8;
+typedef uint16_t gshmemi_st_uint16;
+typedef uint32_t gshmemi_st_uint32;
 typedef uint64_t gshmemi_st_uint64;
 typedef float gshmemi_st_float;
 typedef double gshmemi_st_double;
+typedef long double gshmemi_st_longdouble;
+/* A T pointer as a pointer to gshmem type N (same size and signedness). */
+#define GSHMEMI_SP(N, p) ((gshmemi_st_##N *)(void *)(p))
+#define GSHMEMI_SCP(N, p) ((const gshmemi_st_##N *)(const void *)(p))
 
+/* One contiguous (put, get, put_nbi, get_nbi), strided (iput, iget) or
+ * put-with-signal (put_signal, put_signal_nbi) call OP for C type T on N. */
+#define GSHMEMI_SHMEM_RMA_C(T, S, N, OP)                                              \
+    static inline void shmem_##S##_##OP(T *dest, const T *source, size_t nelems, int pe) \
+    {                                                                                 \
+        gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, pe);   \
+    }
+#define GSHMEMI_SHMEM_RMA_I(T, S, N, OP)                                              \
+    static inline void shmem_##S##_##OP(T *dest, const T *source, ptrdiff_t dst,      \
+                                        ptrdiff_t sst, size_t nelems, int pe)         \
+    {                                                                                 \
+        gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), dst, sst, nelems, pe); \
+    }
+#define GSHMEMI_SHMEM_RMA_SIG(T, S, N, OP)                                            \
+    static inline void shmem_##S##_##OP(T *dest, const T *source, size_t nelems,      \
+                                        uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                        int pe)                                       \
+    {                                                                                 \
+        gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, sig_addr, \
+                          signal, sig_op, pe);                                        \
+    }
+
+/* shmem_<S>_{p,g,put,get,put_nbi,get_nbi,iput,iget,put_signal,
+ * put_signal_nbi} for C type T on gshmem type N. */
+#define GSHMEMI_SHMEM_RMA(T, S, N)                                                    \
+    static inline void shmem_##S##_p(T *dest, T value, int pe)                        \
+    {                                                                                 \
+        gshmem_##N##_p(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);               \
+    }                                                                                 \
+    static inline T shmem_##S##_g(const T *source, int pe)                            \
+    {                                                                                 \
+        return (T)gshmem_##N##_g(GSHMEMI_SCP(N, source), pe);                         \
+    }                                                                                 \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, put)                                                 \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, get)                                                 \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, put_nbi)                                             \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, get_nbi)                                             \
+    GSHMEMI_SHMEM_RMA_I(T, S, N, iput)                                                \
+    GSHMEMI_SHMEM_RMA_I(T, S, N, iget)                                                \
+    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal)                                        \
+    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal_nbi)
+
+GSHMEMI_SHMEM_RMA(float, float, float)
+GSHMEMI_SHMEM_RMA(double, double, double)
+GSHMEMI_SHMEM_RMA(long double, longdouble, longdouble)
+GSHMEMI_SHMEM_RMA(char, char, int8)
+GSHMEMI_SHMEM_RMA(signed char, schar, int8)
+GSHMEMI_SHMEM_RMA(short, short, int16)
 GSHMEMI_SHMEM_RMA(int, int, int32)
 GSHMEMI_SHMEM_RMA(long, long, int64)
 GSHMEMI_SHMEM_RMA(long long, longlong, int64)
+GSHMEMI_SHMEM_RMA(unsigned char, uchar, uint8)
+GSHMEMI_SHMEM_RMA(unsigned short, ushort, uint16)
+GSHMEMI_SHMEM_RMA(unsigned int, uint, uint32)
 GSHMEMI_SHMEM_RMA(unsigned long, ulong, uint64)
-GSHMEMI_SHMEM_RMA(float, float, float)
-GSHMEMI_SHMEM_RMA(double, double, double)
+GSHMEMI_SHMEM_RMA(unsigned long long, ulonglong, uint64)
+GSHMEMI_SHMEM_RMA(int8_t, int8, int8)
+GSHMEMI_SHMEM_RMA(int16_t, int16, int16)
 GSHMEMI_SHMEM_RMA(int32_t, int32, int32)
 GSHMEMI_SHMEM_RMA(int64_t, int64, int64)
+GSHMEMI_SHMEM_RMA(uint8_t, uint8, uint8)
+GSHMEMI_SHMEM_RMA(uint16_t, uint16, uint16)
+GSHMEMI_SHMEM_RMA(uint32_t, uint32, uint32)
 GSHMEMI_SHMEM_RMA(uint64_t, uint64, uint64)
+GSHMEMI_SHMEM_RMA(size_t, size, uint64)
+GSHMEMI_SHMEM_RMA(ptrdiff_t, ptrdiff, int64)
 
 /* ---- ordering -------------------------------------------------------- */
 #define shmem_quiet gshmem_quiet
@@ -138,48 +241,115 @@ GSHMEMI_SHMEM_RMA(uint64_t, uint64, uint64)
 #define shmem_sync_all gshmem_sync_all
 
 /* ---- atomics ----------------------------------------------------------- */
-#define GSHMEMI_SHMEM_AMO(T, S, N)                                                    \
-    static inline T shmem_##S##_atomic_fetch_add(T *dest, T value, int pe)            \
-    {                                                                                 \
-        return (T)gshmem_##N##_atomic_fetch_add((gshmemi_st_##N *)(void *)dest, (gshmemi_st_##N)value, pe); \
-    }                                                                                 \
-    static inline void shmem_##S##_atomic_add(T *dest, T value, int pe)               \
-    {                                                                                 \
-        gshmem_##N##_atomic_add((gshmemi_st_##N *)(void *)dest, (gshmemi_st_##N)value, pe);           \
-    }                                                                                 \
-    static inline T shmem_##S##_atomic_compare_swap(T *dest, T cond, T value, int pe) \
-    {                                                                                 \
-        return (T)gshmem_##N##_atomic_compare_swap((gshmemi_st_##N *)(void *)dest,            \
-                                                   (gshmemi_st_##N)cond, (gshmemi_st_##N)value, pe);  \
-    }                                                                                 \
-    static inline T shmem_##S##_atomic_swap(T *dest, T value, int pe)                 \
-    {                                                                                 \
-        return (T)gshmem_##N##_atomic_swap((gshmemi_st_##N *)(void *)dest, (gshmemi_st_##N)value, pe); \
-    }                                                                                 \
+/* Extended AMOs (every AMO type, float and double): fetch, set, swap. */
+#define GSHMEMI_SHMEM_AMO_EXT(T, S, N)                                                \
     static inline T shmem_##S##_atomic_fetch(const T *source, int pe)                 \
     {                                                                                 \
-        return (T)gshmem_##N##_atomic_fetch((const gshmemi_st_##N *)(const void *)source, pe); \
+        return (T)gshmem_##N##_atomic_fetch(GSHMEMI_SCP(N, source), pe);              \
     }                                                                                 \
     static inline void shmem_##S##_atomic_set(T *dest, T value, int pe)               \
     {                                                                                 \
-        gshmem_##N##_atomic_set((gshmemi_st_##N *)(void *)dest, (gshmemi_st_##N)value, pe);           \
+        gshmem_##N##_atomic_set(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);      \
+    }                                                                                 \
+    static inline T shmem_##S##_atomic_swap(T *dest, T value, int pe)                 \
+    {                                                                                 \
+        return (T)gshmem_##N##_atomic_swap(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe); \
+    }                                                                                 \
+    static inline void shmem_##S##_atomic_fetch_nbi(T *fetch, const T *source, int pe) \
+    {                                                                                 \
+        gshmem_##N##_atomic_fetch_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SCP(N, source), pe); \
+    }                                                                                 \
+    static inline void shmem_##S##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) \
+    {                                                                                 \
+        gshmem_##N##_atomic_swap_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest),       \
+                                     (gshmemi_st_##N)value, pe);                      \
+    }
+
+/* Standard AMOs: the extended ones and add, inc, compare_swap. */
+#define GSHMEMI_SHMEM_AMO(T, S, N)                                                    \
+    GSHMEMI_SHMEM_AMO_EXT(T, S, N)                                                    \
+    static inline T shmem_##S##_atomic_fetch_add(T *dest, T value, int pe)            \
+    {                                                                                 \
+        return (T)gshmem_##N##_atomic_fetch_add(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, \
+                                                pe);                                  \
+    }                                                                                 \
+    static inline void shmem_##S##_atomic_add(T *dest, T value, int pe)               \
+    {                                                                                 \
+        gshmem_##N##_atomic_add(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);      \
+    }                                                                                 \
+    static inline T shmem_##S##_atomic_compare_swap(T *dest, T cond, T value, int pe) \
+    {                                                                                 \
+        return (T)gshmem_##N##_atomic_compare_swap(GSHMEMI_SP(N, dest), (gshmemi_st_##N)cond, \
+                                                   (gshmemi_st_##N)value, pe);        \
     }                                                                                 \
     static inline void shmem_##S##_atomic_inc(T *dest, int pe)                        \
     {                                                                                 \
-        gshmem_##N##_atomic_inc((gshmemi_st_##N *)(void *)dest, pe);                          \
+        gshmem_##N##_atomic_inc(GSHMEMI_SP(N, dest), pe);                             \
     }                                                                                 \
     static inline T shmem_##S##_atomic_fetch_inc(T *dest, int pe)                     \
     {                                                                                 \
-        return (T)gshmem_##N##_atomic_fetch_inc((gshmemi_st_##N *)(void *)dest, pe);          \
+        return (T)gshmem_##N##_atomic_fetch_inc(GSHMEMI_SP(N, dest), pe);             \
+    }                                                                                 \
+    static inline void shmem_##S##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) \
+    {                                                                                 \
+        gshmem_##N##_atomic_fetch_add_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest),  \
+                                          (gshmemi_st_##N)value, pe);                 \
+    }                                                                                 \
+    static inline void shmem_##S##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe)    \
+    {                                                                                 \
+        gshmem_##N##_atomic_fetch_inc_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), pe); \
+    }                                                                                 \
+    static inline void shmem_##S##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, \
+                                                           T value, int pe)           \
+    {                                                                                 \
+        gshmem_##N##_atomic_compare_swap_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), \
+                                             (gshmemi_st_##N)cond, (gshmemi_st_##N)value, \
+                                             pe);                                     \
     }
+
+/* Bitwise AMOs: A, F and FN name the plain, fetching and fetching _nbi
+ * call of one op (whole names: C++ takes a lone and/or/xor as an
+ * operator). */
+#define GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, A, F, FN)                                   \
+    static inline void shmem_##S##_##A(T *dest, T value, int pe)                      \
+    {                                                                                 \
+        gshmem_##N##_##A(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);             \
+    }                                                                                 \
+    static inline T shmem_##S##_##F(T *dest, T value, int pe)                         \
+    {                                                                                 \
+        return (T)gshmem_##N##_##F(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);   \
+    }                                                                                 \
+    static inline void shmem_##S##_##FN(T *fetch, T *dest, T value, int pe)           \
+    {                                                                                 \
+        gshmem_##N##_##FN(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, \
+                          pe);                                                        \
+    }
+#define GSHMEMI_SHMEM_AMO_BIT(T, S, N)                                                \
+    GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_and, atomic_fetch_and, atomic_fetch_and_nbi) \
+    GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_or, atomic_fetch_or, atomic_fetch_or_nbi) \
+    GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_xor, atomic_fetch_xor, atomic_fetch_xor_nbi)
 
 GSHMEMI_SHMEM_AMO(int, int, int32)
 GSHMEMI_SHMEM_AMO(long, long, int64)
 GSHMEMI_SHMEM_AMO(long long, longlong, int64)
+GSHMEMI_SHMEM_AMO(unsigned int, uint, uint32)
 GSHMEMI_SHMEM_AMO(unsigned long, ulong, uint64)
+GSHMEMI_SHMEM_AMO(unsigned long long, ulonglong, uint64)
 GSHMEMI_SHMEM_AMO(int32_t, int32, int32)
 GSHMEMI_SHMEM_AMO(int64_t, int64, int64)
+GSHMEMI_SHMEM_AMO(uint32_t, uint32, uint32)
 GSHMEMI_SHMEM_AMO(uint64_t, uint64, uint64)
+GSHMEMI_SHMEM_AMO(size_t, size, uint64)
+GSHMEMI_SHMEM_AMO(ptrdiff_t, ptrdiff, int64)
+GSHMEMI_SHMEM_AMO_EXT(float, float, float)
+GSHMEMI_SHMEM_AMO_EXT(double, double, double)
+GSHMEMI_SHMEM_AMO_BIT(unsigned int, uint, uint32)
+GSHMEMI_SHMEM_AMO_BIT(unsigned long, ulong, uint64)
+GSHMEMI_SHMEM_AMO_BIT(unsigned long long, ulonglong, uint64)
+GSHMEMI_SHMEM_AMO_BIT(int32_t, int32, int32)
+GSHMEMI_SHMEM_AMO_BIT(int64_t, int64, int64)
+GSHMEMI_SHMEM_AMO_BIT(uint32_t, uint32, uint32)
+GSHMEMI_SHMEM_AMO_BIT(uint64_t, uint64, uint64)
 
 /* ---- signals ------------------------------------------------------------ */
 #define shmem_putmem_signal gshmem_putmem_signal
@@ -188,23 +358,75 @@ GSHMEMI_SHMEM_AMO(uint64_t, uint64, uint64)
 #define shmem_signal_wait_until gshmem_signal_wait_until
 
 /* ---- point synchronization ---------------------------------------------- */
+/* The set call NAME (and NAME_vector) returning RET, for C type T on N. */
+#define GSHMEMI_SHMEM_SYNC_SET(T, S, N, RET, NAME)                                    \
+    static inline RET shmem_##S##_##NAME(T *ivars, size_t nelems, const int *status,  \
+                                         int cmp, T cmp_value)                        \
+    {                                                                                 \
+        return (RET)gshmem_##N##_##NAME(GSHMEMI_SP(N, ivars), nelems, status, cmp,    \
+                                        (gshmemi_st_##N)cmp_value);                   \
+    }                                                                                 \
+    static inline RET shmem_##S##_##NAME##_vector(T *ivars, size_t nelems,            \
+                                                  const int *status, int cmp,         \
+                                                  T *cmp_values)                      \
+    {                                                                                 \
+        return (RET)gshmem_##N##_##NAME##_vector(GSHMEMI_SP(N, ivars), nelems, status, cmp, \
+                                                 GSHMEMI_SP(N, cmp_values));          \
+    }
+#define GSHMEMI_SHMEM_SYNC_SOME(T, S, N, NAME)                                        \
+    static inline size_t shmem_##S##_##NAME(T *ivars, size_t nelems, size_t *indices, \
+                                            const int *status, int cmp, T cmp_value)  \
+    {                                                                                 \
+        return gshmem_##N##_##NAME(GSHMEMI_SP(N, ivars), nelems, indices, status, cmp, \
+                                   (gshmemi_st_##N)cmp_value);                        \
+    }                                                                                 \
+    static inline size_t shmem_##S##_##NAME##_vector(T *ivars, size_t nelems,         \
+                                                     size_t *indices, const int *status, \
+                                                     int cmp, T *cmp_values)          \
+    {                                                                                 \
+        return gshmem_##N##_##NAME##_vector(GSHMEMI_SP(N, ivars), nelems, indices, status, \
+                                            cmp, GSHMEMI_SP(N, cmp_values));          \
+    }
 #define GSHMEMI_SHMEM_SYNC(T, S, N)                                                   \
     static inline void shmem_##S##_wait_until(T *ivar, int cmp, T cmp_value)          \
     {                                                                                 \
-        gshmem_##N##_wait_until((gshmemi_st_##N *)(void *)ivar, cmp, (gshmemi_st_##N)cmp_value);      \
+        gshmem_##N##_wait_until(GSHMEMI_SP(N, ivar), cmp, (gshmemi_st_##N)cmp_value); \
     }                                                                                 \
     static inline int shmem_##S##_test(T *ivar, int cmp, T cmp_value)                \
     {                                                                                 \
-        return gshmem_##N##_test((gshmemi_st_##N *)(void *)ivar, cmp, (gshmemi_st_##N)cmp_value);     \
-    }
+        return gshmem_##N##_test(GSHMEMI_SP(N, ivar), cmp, (gshmemi_st_##N)cmp_value); \
+    }                                                                                 \
+    static inline void shmem_##S##_wait_until_all(T *ivars, size_t nelems,           \
+                                                  const int *status, int cmp, T cmp_value) \
+    {                                                                                 \
+        gshmem_##N##_wait_until_all(GSHMEMI_SP(N, ivars), nelems, status, cmp,        \
+                                    (gshmemi_st_##N)cmp_value);                       \
+    }                                                                                 \
+    static inline void shmem_##S##_wait_until_all_vector(T *ivars, size_t nelems,    \
+                                                         const int *status, int cmp,  \
+                                                         T *cmp_values)               \
+    {                                                                                 \
+        gshmem_##N##_wait_until_all_vector(GSHMEMI_SP(N, ivars), nelems, status, cmp, \
+                                           GSHMEMI_SP(N, cmp_values));                \
+    }                                                                                 \
+    GSHMEMI_SHMEM_SYNC_SET(T, S, N, size_t, wait_until_any)                           \
+    GSHMEMI_SHMEM_SYNC_SOME(T, S, N, wait_until_some)                                 \
+    GSHMEMI_SHMEM_SYNC_SET(T, S, N, int, test_all)                                    \
+    GSHMEMI_SHMEM_SYNC_SET(T, S, N, size_t, test_any)                                 \
+    GSHMEMI_SHMEM_SYNC_SOME(T, S, N, test_some)
 
 GSHMEMI_SHMEM_SYNC(int, int, int32)
 GSHMEMI_SHMEM_SYNC(long, long, int64)
 GSHMEMI_SHMEM_SYNC(long long, longlong, int64)
+GSHMEMI_SHMEM_SYNC(unsigned int, uint, uint32)
 GSHMEMI_SHMEM_SYNC(unsigned long, ulong, uint64)
+GSHMEMI_SHMEM_SYNC(unsigned long long, ulonglong, uint64)
 GSHMEMI_SHMEM_SYNC(int32_t, int32, int32)
 GSHMEMI_SHMEM_SYNC(int64_t, int64, int64)
+GSHMEMI_SHMEM_SYNC(uint32_t, uint32, uint32)
 GSHMEMI_SHMEM_SYNC(uint64_t, uint64, uint64)
+GSHMEMI_SHMEM_SYNC(size_t, size, uint64)
+GSHMEMI_SHMEM_SYNC(ptrdiff_t, ptrdiff, int64)
 
 /* ---- distributed locks (long is int64_t here) ------------------------------ */
 static inline void shmem_set_lock(long *lock)
@@ -244,6 +466,84 @@ GSHMEMI_SHMEM_REDUCE(float, float, float)
 GSHMEMI_SHMEM_REDUCE(double, double, double)
 GSHMEMI_SHMEM_REDUCE(int32_t, int32, int32)
 GSHMEMI_SHMEM_REDUCE(int64_t, int64, int64)
+
+/* ---- C11 generic names ---------------------------------------------------- */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+/* Chosen by the pointed-to type of the first pointer argument (qualifiers
+ * dropped: *(p) is not evaluated); a type outside the lists does not
+ * compile. int8_t .. uint64_t, size_t and ptrdiff_t are these C types. */
+#define GSHMEMI_GEN_RMA(p, OP)                                                        \
+    _Generic(*(p), float: shmem_float_##OP, double: shmem_double_##OP,                \
+             long double: shmem_longdouble_##OP, char: shmem_char_##OP,               \
+             signed char: shmem_schar_##OP, short: shmem_short_##OP, int: shmem_int_##OP, \
+             long: shmem_long_##OP, long long: shmem_longlong_##OP,                   \
+             unsigned char: shmem_uchar_##OP, unsigned short: shmem_ushort_##OP,      \
+             unsigned int: shmem_uint_##OP, unsigned long: shmem_ulong_##OP,          \
+             unsigned long long: shmem_ulonglong_##OP)
+#define GSHMEMI_GEN_INT(p, OP)                                                        \
+    int: shmem_int_##OP, long: shmem_long_##OP, long long: shmem_longlong_##OP,       \
+    unsigned int: shmem_uint_##OP, unsigned long: shmem_ulong_##OP,                   \
+    unsigned long long: shmem_ulonglong_##OP
+#define GSHMEMI_GEN_AMO(p, OP) _Generic(*(p), GSHMEMI_GEN_INT(p, OP))
+#define GSHMEMI_GEN_AMO_EXT(p, OP)                                                    \
+    _Generic(*(p), GSHMEMI_GEN_INT(p, OP), float: shmem_float_##OP, double: shmem_double_##OP)
+/* Bitwise: int and long are int32_t and int64_t here. */
+#define GSHMEMI_GEN_AMO_BIT(p, OP)                                                    \
+    _Generic(*(p), int: shmem_int32_##OP, long: shmem_int64_##OP,                     \
+             unsigned int: shmem_uint_##OP, unsigned long: shmem_ulong_##OP,          \
+             unsigned long long: shmem_ulonglong_##OP)
+#define GSHMEMI_GEN_SYNC(p, OP) _Generic(*(p), GSHMEMI_GEN_INT(p, OP))
+
+/* shmem_<OP>(p, ...): the typed call of p's pointed-to type in the list
+ * GSHMEMI_GEN_<KIND>. */
+#define GSHMEMI_GEN(KIND, OP, p, ...) GSHMEMI_GEN_##KIND(p, OP)(p, __VA_ARGS__)
+#define shmem_p(...) GSHMEMI_GEN(RMA, p, __VA_ARGS__)
+#define shmem_g(...) GSHMEMI_GEN(RMA, g, __VA_ARGS__)
+#define shmem_put(...) GSHMEMI_GEN(RMA, put, __VA_ARGS__)
+#define shmem_get(...) GSHMEMI_GEN(RMA, get, __VA_ARGS__)
+#define shmem_put_nbi(...) GSHMEMI_GEN(RMA, put_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...) GSHMEMI_GEN(RMA, get_nbi, __VA_ARGS__)
+#define shmem_iput(...) GSHMEMI_GEN(RMA, iput, __VA_ARGS__)
+#define shmem_iget(...) GSHMEMI_GEN(RMA, iget, __VA_ARGS__)
+#define shmem_put_signal(...) GSHMEMI_GEN(RMA, put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) GSHMEMI_GEN(RMA, put_signal_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch(...) GSHMEMI_GEN(AMO_EXT, atomic_fetch, __VA_ARGS__)
+#define shmem_atomic_set(...) GSHMEMI_GEN(AMO_EXT, atomic_set, __VA_ARGS__)
+#define shmem_atomic_swap(...) GSHMEMI_GEN(AMO_EXT, atomic_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) GSHMEMI_GEN(AMO_EXT, atomic_fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) GSHMEMI_GEN(AMO_EXT, atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) GSHMEMI_GEN(AMO, atomic_compare_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) GSHMEMI_GEN(AMO, atomic_fetch_inc, __VA_ARGS__)
+#define shmem_atomic_inc(...) GSHMEMI_GEN(AMO, atomic_inc, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) GSHMEMI_GEN(AMO, atomic_fetch_add, __VA_ARGS__)
+#define shmem_atomic_add(...) GSHMEMI_GEN(AMO, atomic_add, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) GSHMEMI_GEN(AMO, atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) GSHMEMI_GEN(AMO, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) GSHMEMI_GEN(AMO, atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_and(...) GSHMEMI_GEN(AMO_BIT, atomic_and, __VA_ARGS__)
+#define shmem_atomic_or(...) GSHMEMI_GEN(AMO_BIT, atomic_or, __VA_ARGS__)
+#define shmem_atomic_xor(...) GSHMEMI_GEN(AMO_BIT, atomic_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_or, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_xor_nbi, __VA_ARGS__)
+#define shmem_wait_until(...) GSHMEMI_GEN(SYNC, wait_until, __VA_ARGS__)
+#define shmem_test(...) GSHMEMI_GEN(SYNC, test, __VA_ARGS__)
+#define shmem_wait_until_all(...) GSHMEMI_GEN(SYNC, wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_any(...) GSHMEMI_GEN(SYNC, wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_some(...) GSHMEMI_GEN(SYNC, wait_until_some, __VA_ARGS__)
+#define shmem_wait_until_all_vector(...) GSHMEMI_GEN(SYNC, wait_until_all_vector, __VA_ARGS__)
+#define shmem_wait_until_any_vector(...) GSHMEMI_GEN(SYNC, wait_until_any_vector, __VA_ARGS__)
+#define shmem_wait_until_some_vector(...) GSHMEMI_GEN(SYNC, wait_until_some_vector, __VA_ARGS__)
+#define shmem_test_all(...) GSHMEMI_GEN(SYNC, test_all, __VA_ARGS__)
+#define shmem_test_any(...) GSHMEMI_GEN(SYNC, test_any, __VA_ARGS__)
+#define shmem_test_some(...) GSHMEMI_GEN(SYNC, test_some, __VA_ARGS__)
+#define shmem_test_all_vector(...) GSHMEMI_GEN(SYNC, test_all_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...) GSHMEMI_GEN(SYNC, test_any_vector, __VA_ARGS__)
+#define shmem_test_some_vector(...) GSHMEMI_GEN(SYNC, test_some_vector, __VA_ARGS__)
+#endif /* C11 generic names */
 
 #ifdef __cplusplus
 }

@@ -134,9 +134,9 @@ static int proxy_check_data_op(const gshmemi_proxy_bounds_t *b, const gshmemi_wq
         GSHMEMI_CHECK(proxy_check_sig_op(aux, why, cap));
         return proxy_check_remote(b, "signal", w->roff, 8, 8, why, cap);
     default: /* AMO */
-        if (aux > GSHMEMI_AMO_CSWAP)
+        if (aux > GSHMEMI_AMO_OP_MAX)
             return proxy_bad(GSHMEM_ERR_INVALID_ARG, why, cap, "AMO kind %u (expected 0..%d)",
-                             aux, GSHMEMI_AMO_CSWAP);
+                             aux, GSHMEMI_AMO_OP_MAX);
         if (aux == GSHMEMI_AMO_CSWAP && (rc = proxy_check_ext(w, ext, why, cap)) != 0)
             return rc;
         return proxy_check_remote(b, "AMO target", w->roff, word, word, why, cap);

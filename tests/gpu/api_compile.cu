@@ -59,6 +59,12 @@ __host__ __device__ static int both_sides_my_pe(void)
         gshmem_##N##_atomic_set(a_, r_, pe);                                     \
         gshmem_##N##_atomic_inc(a_, pe);                                         \
         a_[1] = gshmem_##N##_atomic_fetch_inc(a_, pe);                           \
+        gshmem_##N##_atomic_and(a_, (T)3, pe);                                   \
+        gshmem_##N##_atomic_or(a_, (T)4, pe);                                    \
+        gshmem_##N##_atomic_xor(a_, (T)5, pe);                                   \
+        a_[2] = gshmem_##N##_atomic_fetch_and(a_, (T)6, pe) +                    \
+                gshmem_##N##_atomic_fetch_or(a_, (T)7, pe) +                     \
+                gshmem_##N##_atomic_fetch_xor(a_, (T)8, pe);                     \
     } while (0)
 
 __global__ void every_call(char *sym, uint64_t *sig, int *out)

@@ -1,5 +1,6 @@
 /* pe_dev_amo: device atomics. (1) Every op on every type (int32, int64,
- * uint64) at the right neighbour, one thread, values checked step by step,
+ * uint64), and, or, xor and their fetching forms included, at the right
+ * neighbour, one thread, values checked step by step,
  * negative values included. (2) Contention: every thread of every PE on
  * counters at PE 0 and PE n-1: fetch_add (per-thread results strictly
  * increasing, exact total), add, fetch_inc (exact total and the sum of all
@@ -25,6 +26,14 @@ template <typename T> struct amo;
         __device__ static void set(T *d, T v, int pe) { gshmem_##N##_atomic_set(d, v, pe); } \
         __device__ static void inc(T *d, int pe) { gshmem_##N##_atomic_inc(d, pe); }         \
         __device__ static T finc(T *d, int pe) { return gshmem_##N##_atomic_fetch_inc(d, pe); } \
+        __device__ static void band(T *d, T v, int pe) { gshmem_##N##_atomic_and(d, v, pe); } \
+        __device__ static void bor(T *d, T v, int pe) { gshmem_##N##_atomic_or(d, v, pe); }  \
+        __device__ static void bxor(T *d, T v, int pe) { gshmem_##N##_atomic_xor(d, v, pe); } \
+        __device__ static T fband(T *d, T v, int pe)                                         \
+        { return gshmem_##N##_atomic_fetch_and(d, v, pe); }                                  \
+        __device__ static T fbor(T *d, T v, int pe) { return gshmem_##N##_atomic_fetch_or(d, v, pe); } \
+        __device__ static T fbxor(T *d, T v, int pe)                                         \
+        { return gshmem_##N##_atomic_fetch_xor(d, v, pe); }                                  \
     };
 AMO(int32_t, int32)
 AMO(int64_t, int64)
@@ -56,6 +65,16 @@ template <typename T> __global__ void k_ops(T *w, int *errs)
     EXPECT_EQ(A::cswap(w, (T)-15, (T)-1, pe), (T)-15);
     EXPECT_EQ(A::swap(w, (T)0x7fffffff, pe), (T)-1);
     EXPECT_EQ(A::fetch(w, pe), (T)0x7fffffff);
+    A::set(w, (T)0x0f0f, pe);   /* bitwise: and, or, xor, then the fetching forms */
+    A::band(w, (T)0x00ff, pe);
+    EXPECT_EQ(A::fetch(w, pe), (T)0x000f);
+    A::bor(w, (T)0x0300, pe);
+    A::bxor(w, (T)0x0101, pe);
+    EXPECT_EQ(A::fetch(w, pe), (T)0x020e);
+    EXPECT_EQ(A::fband(w, (T)0x0f00, pe), (T)0x020e);
+    EXPECT_EQ(A::fbor(w, (T)0x0011, pe), (T)0x0200);
+    EXPECT_EQ(A::fbxor(w, (T)-1, pe), (T)0x0211);
+    EXPECT_EQ(A::fetch(w, pe), (T)~(T)0x0211);
 }
 
 /* Counters (symmetric, zeroed): at PE 0: c32, u64 (fetch_inc), swapw,

@@ -112,6 +112,8 @@ typedef struct sym {
     uint64_t sig[NT], ack[NT];
     uint64_t counter, cas_counter, swap_word, flag[NT];
     int32_t counter32;
+    int32_t bits32;                /* bitwise AMOs: bit me * NT + t, OR at PE 0 */
+    uint64_t bits_or, bits_xor;    /* the same, 64-bit; fetch-xor at the right PE */
     int32_t p32[NT];
     uint64_t p64[NT];
     uint64_t bp[NT][64];
@@ -198,6 +200,12 @@ static void *worker(void *arg)
                             ((uint64_t)me << 32) | (t << 16) | (uint64_t)i, 0, right);
         errs[t] += prev != 0 && (prev >> 32) >= (uint64_t)npes;
     }
+    /* bitwise AMOs through the engine: non-fetching OR at PE 0, fetch-xor at
+     * the right PE (this thread's bit must be clear before its own xor) */
+    int bit = me * NT + (int)t;
+    (void)amo(t, &S->bits_or, 0, GSHMEMI_AMO_OR, 1ull << bit, 0, 0);
+    (void)amo(t, &S->bits32, 1, GSHMEMI_AMO_OR, 1ull << bit, 0, 0);
+    errs[t] += (amo(t, &S->bits_xor, 0, GSHMEMI_AMO_FETCH_XOR, 1ull << bit, 0, right) >> bit) & 1;
     /* p (4 and 8 bytes), then g of the same words after a quiet */
     gshmemi_wqe_t w = mk(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_INLINE | GSHMEMI_WQE_F_AMO32, 0, right,
                          NULL, off_of(&S->p32[t]), (uint32_t)(-7 - (int)t));
@@ -258,6 +266,13 @@ static void check_ops(void)
         PE_CHECK(S->counter32 == (int32_t)total, "counter32 %d, want %llu", S->counter32,
                  (unsigned long long)total);
     }
+    uint64_t all = (1ull << (npes * NT)) - 1;
+    if (me == 0)
+        PE_CHECK(S->bits_or == all && (uint32_t)S->bits32 == (uint32_t)all,
+                 "OR through the engine: %#llx / %#x, want %#llx",
+                 (unsigned long long)S->bits_or, (unsigned)S->bits32, (unsigned long long)all);
+    PE_CHECK(S->bits_xor == ((1ull << NT) - 1) << (left * NT), "fetch-xor from PE %d through "
+             "the engine: %#llx", left, (unsigned long long)S->bits_xor);
     PE_CHECK(S->cas_counter == (uint64_t)NT * AMO_N, "CAS counter %llu, want %d",
              (unsigned long long)S->cas_counter, NT * AMO_N);
     for (int t = 0; t < NT; t++) {

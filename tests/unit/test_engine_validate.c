@@ -129,7 +129,10 @@ Test(engine_validate, amo_and_signal)
         "not aligned to 8 bytes");
     BAD(wqe(GSHMEMI_OP_AMO, GSHMEMI_WQE_F_AMO32, GSHMEMI_AMO_ADD, 1, 0, 66, 1), NULL,
         GSHMEM_ERR_INVALID_ARG, "aligned to 4");
-    BAD(wqe(GSHMEMI_OP_AMO, 0, 6, 1, 0, 64, 1), NULL, GSHMEM_ERR_INVALID_ARG, "AMO kind 6");
+    OK(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_AND, 1, 0, 64, 1), NULL);
+    OK(wqe(GSHMEMI_OP_AMO, GSHMEMI_WQE_F_AMO32, GSHMEMI_AMO_FETCH_XOR, 1, 0, 68, 1), NULL);
+    BAD(wqe(GSHMEMI_OP_AMO, 0, 12, 1, 0, 64, 1), NULL, GSHMEM_ERR_INVALID_ARG,
+        "AMO kind 12 (expected 0..11)");
     BAD(wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_SET, 1, 0, HEAP_SIZE, 1), NULL,
         GSHMEM_ERR_OUT_OF_HEAP, "AMO target");
     OK(wqe(GSHMEMI_OP_SIGNAL, 0, GSHMEM_SIGNAL_ADD, 1, 0, 64, 1), NULL);

@@ -1,4 +1,5 @@
-/* gshmem_dev_amo.h: atomics on int32, int64 and uint64 at any PE. P2P path:
+/* gshmem_dev_amo.h: atomics on int32, int64 and uint64 at any PE (the
+ * standard ones, and, or, xor and their fetching forms). P2P path:
  * system-scope relaxed atomics on the peer's mapped address (ordered by
  * fence/quiet like puts). Queue path: one AMO entry each (fetching ones wait
  * for the value; the others complete at quiet). Signed types use the unsigned word of the same
@@ -50,6 +51,31 @@ GSHMEMI_DEV void gshmemi_dev_amo_store(uint64_t *p, uint64_t v)
 {
     gshmemi_atomic_store_relaxed_u64(p, v);
 }
+
+/* and, or, xor (kind: one of them or its fetching form), relaxed, system
+ * scope; returns the old word. */
+#if defined(__HIPCC__)
+#define GSHMEMI_DEV_BIT_(p, kind, v)                                                        \
+    ((kind) == GSHMEMI_AMO_AND || (kind) == GSHMEMI_AMO_FETCH_AND                           \
+         ? __hip_atomic_fetch_and(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM)       \
+     : (kind) == GSHMEMI_AMO_OR || (kind) == GSHMEMI_AMO_FETCH_OR                           \
+         ? __hip_atomic_fetch_or(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM)        \
+         : __hip_atomic_fetch_xor(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM))
+#else
+#define GSHMEMI_DEV_BIT_(p, kind, v)                                                        \
+    ((kind) == GSHMEMI_AMO_AND || (kind) == GSHMEMI_AMO_FETCH_AND ? atomicAnd_system(p, v)  \
+     : (kind) == GSHMEMI_AMO_OR || (kind) == GSHMEMI_AMO_FETCH_OR ? atomicOr_system(p, v)   \
+                                                                  : atomicXor_system(p, v))
+#endif
+GSHMEMI_DEV uint32_t gshmemi_dev_amo_bit(uint32_t *p, uint32_t kind, uint32_t v)
+{
+    return (uint32_t)GSHMEMI_DEV_BIT_((unsigned int *)p, kind, (unsigned int)v);
+}
+GSHMEMI_DEV uint64_t gshmemi_dev_amo_bit(uint64_t *p, uint32_t kind, uint64_t v)
+{
+    return (uint64_t)GSHMEMI_DEV_BIT_((unsigned long long *)p, kind, (unsigned long long)v);
+}
+#undef GSHMEMI_DEV_BIT_
 
 /* The target word at pe, after the checks (natural alignment included);
  * NULL when pe is reached through the queue path. */
@@ -145,6 +171,39 @@ GSHMEMI_DDEF_AMO(int32_t, uint32_t, int32)
 GSHMEMI_DDEF_AMO(int64_t, uint64_t, int64)
 GSHMEMI_DDEF_AMO(uint64_t, uint64_t, uint64)
 #undef GSHMEMI_DDEF_AMO
+
+/* and, or, xor: A and F name the plain and the fetching call, OP and FOP
+ * their kinds. P2P: one atomicAnd/Or/Xor_system; queue path: one entry. */
+#define GSHMEMI_DDEF_AMO_BIT_OP(T, W, N, A, F, OP, FOP)                                    \
+    GSHMEMI_DEV_API void gshmem_##N##_##A(T *dest, T value, int pe)                        \
+    {                                                                                      \
+        const char *c = "gshmem_" #N "_" #A;                                               \
+        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
+        if (w == NULL)                                                                     \
+            (void)gshmemi_dev_amo_q<W>(c, dest, OP, (W)value, 0, pe);                      \
+        else                                                                               \
+            (void)gshmemi_dev_amo_bit(w, OP, (W)value);                                    \
+    }                                                                                      \
+    GSHMEMI_DEV_API T gshmem_##N##_##F(T *dest, T value, int pe)                           \
+    {                                                                                      \
+        const char *c = "gshmem_" #N "_" #F;                                               \
+        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
+        if (w == NULL)                                                                     \
+            return (T)gshmemi_dev_amo_q<W>(c, dest, FOP, (W)value, 0, pe);                 \
+        return (T)gshmemi_dev_amo_bit(w, FOP, (W)value);                                   \
+    }
+#define GSHMEMI_DDEF_AMO_BIT(T, W, N)                                                      \
+    GSHMEMI_DDEF_AMO_BIT_OP(T, W, N, atomic_and, atomic_fetch_and, GSHMEMI_AMO_AND,        \
+                            GSHMEMI_AMO_FETCH_AND)                                         \
+    GSHMEMI_DDEF_AMO_BIT_OP(T, W, N, atomic_or, atomic_fetch_or, GSHMEMI_AMO_OR,           \
+                            GSHMEMI_AMO_FETCH_OR)                                          \
+    GSHMEMI_DDEF_AMO_BIT_OP(T, W, N, atomic_xor, atomic_fetch_xor, GSHMEMI_AMO_XOR,        \
+                            GSHMEMI_AMO_FETCH_XOR)
+GSHMEMI_DDEF_AMO_BIT(int32_t, uint32_t, int32)
+GSHMEMI_DDEF_AMO_BIT(int64_t, uint64_t, int64)
+GSHMEMI_DDEF_AMO_BIT(uint64_t, uint64_t, uint64)
+#undef GSHMEMI_DDEF_AMO_BIT
+#undef GSHMEMI_DDEF_AMO_BIT_OP
 
 } /* extern "C" */
 

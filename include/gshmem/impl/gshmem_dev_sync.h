@@ -192,16 +192,18 @@ GSHMEMI_DEV_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, u
         return gshmemi_dev_cmp("gshmem_" #N "_test", gshmemi_dev_ld_acq((const T *)ivar),  \
                                cmp, cmp_value) ? 1 : 0;                                    \
     }                                                                                      \
-    GSHMEMI_DEV void gshmem_##N##_wait_until_all(T *ivars, size_t nelems,                  \
-                                                 const int *status, int cmp, T cmp_value)  \
+    GSHMEMI_DEV_API void gshmem_##N##_wait_until_all(T *ivars, size_t nelems,              \
+                                                     const int *status, int cmp,           \
+                                                     T cmp_value)                          \
     {                                                                                      \
         for (size_t i = 0; i < nelems; i++)                                                \
             if (status == NULL || status[i] == 0)                                          \
                 (void)gshmemi_dev_wait("gshmem_" #N "_wait_until_all",                     \
                                        (const T *)&ivars[i], cmp, cmp_value);              \
     }                                                                                      \
-    GSHMEMI_DEV size_t gshmem_##N##_wait_until_any(T *ivars, size_t nelems,                \
-                                                   const int *status, int cmp, T cmp_value) \
+    GSHMEMI_DEV_API size_t gshmem_##N##_wait_until_any(T *ivars, size_t nelems,            \
+                                                       const int *status, int cmp,         \
+                                                       T cmp_value)                        \
     {                                                                                      \
         const char *call = "gshmem_" #N "_wait_until_any";                                 \
         uint32_t spins = 0, backoff = 0;                                                   \

@@ -62,6 +62,16 @@ void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t n, in
 void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t n, int pe,
                      int nbi);
 
+/* rma_typed.c: nelems * size without overflow, or fatal naming nelems;
+ * the strided put (is_put) or get of gshmem_iputmem/igetmem. */
+size_t gshmemi_rma_bytes(const char *call, size_t nelems, size_t size);
+void gshmemi_rma_strided(const char *call, int is_put, void *dest, const void *src,
+                         ptrdiff_t dst, ptrdiff_t sst, size_t elem_size, size_t nelems, int pe);
+
+/* signal.c: put-with-signal of n bytes (blocking, or nbi). */
+void gshmemi_signal_put(const char *call, void *dest, const void *src, size_t n,
+                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi);
+
 /* amo.c: one checked AMO on dest (a symmetric word of dt) at pe, through
  * the transport that carries AMOs to pe; call names the public call. */
 void gshmemi_amo(const char *call, gshmemi_amo_op_t op, gshmemi_dtype_t dt, const void *dest,
@@ -79,7 +89,7 @@ void gshmemi_wait_step(unsigned long spins);
 /* mem.c: collective allocation with the consistency check, used by the
  * public calls and by collectives for scratch space. */
 enum { GSHMEMI_MEM_MALLOC = 1, GSHMEMI_MEM_CALLOC, GSHMEMI_MEM_ALIGN, GSHMEMI_MEM_SCRATCH,
-       GSHMEMI_MEM_FREE };
+       GSHMEMI_MEM_FREE, GSHMEMI_MEM_REALLOC, GSHMEMI_MEM_HINTS };
 /* op: one of the above (compared across PEs with the sizes); zero: fill
  * the block with zeros. Returns NULL on every PE when the heap is full
  * (logged with the sizes) and for size 0. Ends with a barrier. */

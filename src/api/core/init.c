@@ -294,6 +294,52 @@ int gshmem_init_attr(unsigned flags, const gshmem_init_attr_t *attr)
     return gshmemi_init_impl(mpi_comm);
 }
 
+/* Thread safety: the state is written only by init and finalize; the
+ * transports serialize what they share themselves (shm: CPU atomics and
+ * copies; ofi: an FI_THREAD_SAFE domain and its locks; p2p: CUDA streams
+ * and the batch's lock), so every level is provided. pe_api_shmem15 runs
+ * puts and AMOs from 4 threads per PE over shm and ofi. */
+int gshmem_init_thread(int requested, int *provided)
+{
+    if (requested < GSHMEM_THREAD_SINGLE || requested > GSHMEM_THREAD_MULTIPLE) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_init_thread: requested %d is not a thread "
+                      "level (GSHMEM_THREAD_SINGLE = 0 .. GSHMEM_THREAD_MULTIPLE = 3)",
+                      requested);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    int rc = gshmemi_init_impl(NULL);
+    if (rc == 0 && provided != NULL)
+        *provided = GSHMEM_THREAD_MULTIPLE;
+    return rc;
+}
+
+void gshmem_query_thread(int *provided)
+{
+    GSHMEMI_REQUIRE_INIT("gshmem_query_thread");
+    if (provided == NULL)
+        gshmemi_fatal("gshmem_query_thread", "provided is NULL");
+    *provided = GSHMEM_THREAD_MULTIPLE;
+}
+
+void gshmem_info_get_name(char *name)
+{
+    if (name != NULL)
+        snprintf(name, GSHMEM_MAX_NAME_LEN, "%s", GSHMEM_VENDOR_STRING);
+}
+
+void gshmem_info_get_version(int *major, int *minor)
+{
+    if (major != NULL)
+        *major = 1;
+    if (minor != NULL)
+        *minor = 5;
+}
+
+void gshmem_pcontrol(int level, ...)
+{
+    (void)level;
+}
+
 void gshmem_finalize(void)
 {
     gshmemi_state_t *g = &gshmemi_g;

@@ -1,5 +1,6 @@
-/* mem.c: collective symmetric allocation (malloc, calloc, align, free) and
- * the non-collective registration of local memory.
+/* mem.c: collective symmetric allocation (malloc, calloc, align, free,
+ * realloc, malloc_with_hints) and the non-collective registration of local
+ * memory.
  *
  * Every PE runs the same deterministic allocator, so the same sequence of
  * calls gives the same offsets everywhere. With GSHMEM_ENABLE_ERROR_CHECKS
@@ -27,6 +28,8 @@ static const char *gshmemi_mem_op_name(uint64_t op)
     case GSHMEMI_MEM_ALIGN: return "gshmem_align";
     case GSHMEMI_MEM_SCRATCH: return "a collective (scratch space)";
     case GSHMEMI_MEM_FREE: return "gshmem_free";
+    case GSHMEMI_MEM_REALLOC: return "gshmem_realloc";
+    case GSHMEMI_MEM_HINTS: return "gshmem_malloc_with_hints";
     }
     return "?";
 }
@@ -117,21 +120,32 @@ void *gshmemi_mem_alloc(const char *call, int op, size_t size, size_t alignment,
     return p;
 }
 
+/* ptr's heap offset (and its block's size): a live allocation, or fatal. */
+static uint64_t gshmemi_mem_live(const char *call, const void *ptr, size_t *size_p)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+
+    if (!gshmemi_heap_contains(&g->heap, ptr, 1))
+        gshmemi_fatal(call, "%p is not inside the symmetric heap [%p, %p)", ptr,
+                      g->heap.base, (void *)((char *)g->heap.base + g->heap.heap_size));
+    uint64_t off = (uint64_t)((const char *)ptr - (const char *)g->heap.base);
+    size_t size = gshmemi_alloc_size_of(g->heap.alloc, (size_t)off);
+    if (size == 0)
+        gshmemi_fatal(call, "%p (heap offset %#llx) is not a live symmetric allocation",
+                      ptr, (unsigned long long)off);
+    if (size_p != NULL)
+        *size_p = size;
+    return off;
+}
+
 void gshmemi_mem_free(const char *call, void *ptr)
 {
     gshmemi_state_t *g = &gshmemi_g;
     gshmemi_mem_req_t req = {.op = GSHMEMI_MEM_FREE, .size = UINT64_MAX, .alignment = 0};
 
     GSHMEMI_REQUIRE_INIT(call);
-    if (ptr != NULL) {
-        if (!gshmemi_heap_contains(&g->heap, ptr, 1))
-            gshmemi_fatal(call, "%p is not inside the symmetric heap [%p, %p)", ptr,
-                          g->heap.base, (void *)((char *)g->heap.base + g->heap.heap_size));
-        req.size = (uint64_t)((char *)ptr - (char *)g->heap.base);
-        if (gshmemi_alloc_size_of(g->heap.alloc, (size_t)req.size) == 0)
-            gshmemi_fatal(call, "%p (heap offset %#llx) is not a live symmetric allocation",
-                          ptr, (unsigned long long)req.size);
-    }
+    if (ptr != NULL)
+        req.size = gshmemi_mem_live(call, ptr, NULL);
     gshmemi_barrier_all(call);
     gshmemi_mem_agree(call, &req);
     if (ptr != NULL && gshmemi_alloc_put(g->heap.alloc, (size_t)req.size) != 0)
@@ -160,6 +174,41 @@ void *gshmem_align(size_t alignment, size_t size)
 void gshmem_free(void *ptr)
 {
     gshmemi_mem_free("gshmem_free", ptr);
+}
+
+void *gshmem_malloc_with_hints(size_t size, long hints)
+{
+    (void)hints;   /* every block serves RMA, atomics and signals alike */
+    return gshmemi_mem_alloc("gshmem_malloc_with_hints", GSHMEMI_MEM_HINTS, size,
+                             GSHMEMI_MEM_MIN_ALIGN, 0);
+}
+
+/* A new block, this PE's bytes copied into it, the old one freed (no
+ * in-place growth); the allocation's barrier and the free's barrier
+ * bracket the copies. */
+void *gshmem_realloc(void *ptr, size_t size)
+{
+    const char *call = "gshmem_realloc";
+    gshmemi_state_t *g = &gshmemi_g;
+    size_t old_size = 0;
+
+    GSHMEMI_REQUIRE_INIT(call);
+    if (ptr != NULL && size == 0) {
+        gshmemi_mem_free(call, ptr);
+        return NULL;
+    }
+    if (ptr != NULL)
+        (void)gshmemi_mem_live(call, ptr, &old_size);
+    void *p = gshmemi_mem_alloc(call, GSHMEMI_MEM_REALLOC, size, GSHMEMI_MEM_MIN_ALIGN, 0);
+    if (p == NULL || ptr == NULL)
+        return p;   /* full: ptr kept on every PE */
+    size_t n = old_size < size ? old_size : size;
+    int rc = gshmemi_heap_copy(&g->heap, p, ptr, n);
+    if (rc != 0)
+        gshmemi_fatal(call, "copying %zu bytes from %p to %p failed: %s", n, ptr, p,
+                      gshmem_strerror(rc));
+    gshmemi_mem_free(call, ptr);
+    return p;
 }
 
 /* ---- registration (not collective) ----------------------------------- */

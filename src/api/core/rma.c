@@ -1,5 +1,6 @@
-/* rma.c: put, get (blocking and _nbi, byte and typed forms), gshmem_ptr
- * and the accessibility queries.
+/* rma.c: put, get (blocking and _nbi, byte forms), gshmem_ptr and the
+ * accessibility queries; the typed, sized and strided forms are in
+ * rma_typed.c.
  *
  * Every form goes through gshmemi_rma_put/get: a zero-byte operation is a
  * no-op before any check; the PE is always checked; the remote address
@@ -99,57 +100,6 @@ void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
     gshmemi_rma_get("gshmem_getmem_nbi", dest, source, nelems, pe, 1);
 }
-
-/* nelems * sizeof(T) without overflow, or fatal naming nelems. */
-static size_t gshmemi_rma_bytes(const char *call, size_t nelems, size_t size)
-{
-    if (nelems > SIZE_MAX / size)
-        gshmemi_fatal(call, "nelems %zu of %zu-byte elements overflows size_t", nelems, size);
-    return nelems * size;
-}
-
-/* The typed forms of one element type, from one definition. */
-#define GSHMEMI_DEF_RMA(T, N)                                                         \
-    void gshmem_##N##_p(T *dest, T value, int pe)                                     \
-    {                                                                                 \
-        gshmemi_rma_put("gshmem_" #N "_p", dest, &value, sizeof(T), pe, 0);            \
-    }                                                                                 \
-    T gshmem_##N##_g(const T *source, int pe)                                         \
-    {                                                                                 \
-        T value;                                                                      \
-        gshmemi_rma_get("gshmem_" #N "_g", &value, source, sizeof(T), pe, 0);          \
-        return value;                                                                 \
-    }                                                                                 \
-    void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe)            \
-    {                                                                                 \
-        const char *call = "gshmem_" #N "_put";                                       \
-        gshmemi_rma_put(call, dest, source, gshmemi_rma_bytes(call, nelems, sizeof(T)), \
-                        pe, 0);                                                       \
-    }                                                                                 \
-    void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)            \
-    {                                                                                 \
-        const char *call = "gshmem_" #N "_get";                                       \
-        gshmemi_rma_get(call, dest, source, gshmemi_rma_bytes(call, nelems, sizeof(T)), \
-                        pe, 0);                                                       \
-    }                                                                                 \
-    void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe)        \
-    {                                                                                 \
-        const char *call = "gshmem_" #N "_put_nbi";                                   \
-        gshmemi_rma_put(call, dest, source, gshmemi_rma_bytes(call, nelems, sizeof(T)), \
-                        pe, 1);                                                       \
-    }                                                                                 \
-    void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe)        \
-    {                                                                                 \
-        const char *call = "gshmem_" #N "_get_nbi";                                   \
-        gshmemi_rma_get(call, dest, source, gshmemi_rma_bytes(call, nelems, sizeof(T)), \
-                        pe, 1);                                                       \
-    }
-
-GSHMEMI_DEF_RMA(int32_t, int32)
-GSHMEMI_DEF_RMA(int64_t, int64)
-GSHMEMI_DEF_RMA(uint64_t, uint64)
-GSHMEMI_DEF_RMA(float, float)
-GSHMEMI_DEF_RMA(double, double)
 
 /* ---- load/store access and queries ---------------------------------- */
 

@@ -9,9 +9,8 @@
  * both complete at gshmem_quiet. */
 #include "core.h"
 
-static void gshmemi_signal_put(const char *call, void *dest, const void *src, size_t n,
-                               uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
-                               int nbi)
+void gshmemi_signal_put(const char *call, void *dest, const void *src, size_t n,
+                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
 {
     gshmemi_state_t *g = &gshmemi_g;
     int rc;

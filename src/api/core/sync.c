@@ -1,5 +1,6 @@
 /* sync.c: point synchronization, <T>_wait_until and <T>_test for int32,
- * int64 and uint64, generated from one definition. The ivar is local
+ * int64, uint32 and uint64, generated from one definition (the set forms,
+ * _all/_any/_some and _vector: sync_set.c). The ivar is local
  * symmetric memory read with acquire loads; wait loops drive the
  * transports' progress every few spins and yield the core after many
  * (gshmemi_wait_step), and never return before the condition holds. */
@@ -57,4 +58,5 @@ GSHMEMI_DEF_CMP(gshmemi_cmp_i64, int64_t)
 
 GSHMEMI_DEF_SYNC(int32_t, int32, gshmemi_cmp_i64, int64_t)
 GSHMEMI_DEF_SYNC(int64_t, int64, gshmemi_cmp_i64, int64_t)
+GSHMEMI_DEF_SYNC(uint32_t, uint32, gshmemi_cmp_u64, uint64_t)
 GSHMEMI_DEF_SYNC(uint64_t, uint64, gshmemi_cmp_u64, uint64_t)

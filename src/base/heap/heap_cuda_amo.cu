@@ -18,7 +18,7 @@ extern "C" {
 #include "base/util/log.h"
 }
 
-static_assert(GSHMEMI_AMO_CSWAP == 5 && GSHMEMI_DT_UINT64 == 2,
+static_assert(GSHMEMI_AMO_OP_MAX == 11 && GSHMEMI_DT_UINT64 == 2,
               "heap_cuda_amo.cu follows the order of gshmemi_amo_op_t and gshmemi_dtype_t");
 
 template <typename T>
@@ -31,6 +31,12 @@ static __device__ T cuda_amo_apply(T *p, int op, T v, T c)
     case GSHMEMI_AMO_FETCH_ADD: return atomicAdd_system(p, v);
     case GSHMEMI_AMO_SWAP: return atomicExch_system(p, v);
     case GSHMEMI_AMO_CSWAP: return atomicCAS_system(p, c, v);
+    case GSHMEMI_AMO_AND: atomicAnd_system(p, v); return 0;
+    case GSHMEMI_AMO_OR: atomicOr_system(p, v); return 0;
+    case GSHMEMI_AMO_XOR: atomicXor_system(p, v); return 0;
+    case GSHMEMI_AMO_FETCH_AND: return atomicAnd_system(p, v);
+    case GSHMEMI_AMO_FETCH_OR: return atomicOr_system(p, v);
+    case GSHMEMI_AMO_FETCH_XOR: return atomicXor_system(p, v);
     }
     return 0;
 }
@@ -95,7 +101,7 @@ extern "C" int gshmemi_cuda_amo(void *dev_ptr, gshmemi_amo_op_t op, gshmemi_dtyp
     cudaStream_t st = (cudaStream_t)stream;
     void *word = NULL;
 
-    if ((unsigned)op > GSHMEMI_AMO_CSWAP || (unsigned)dt > GSHMEMI_DT_UINT64) {
+    if ((unsigned)op > GSHMEMI_AMO_OP_MAX || (unsigned)dt > GSHMEMI_DT_UINT64) {
         GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "CUDA AMO on %p: unknown op %d or dtype %d", dev_ptr,
                       (int)op, (int)dt);
         return GSHMEM_ERR_INVALID_ARG;

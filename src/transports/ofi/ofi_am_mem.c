@@ -285,6 +285,12 @@ int ofi_smem_sync(ofi_am_t *st)
                                         __ATOMIC_SEQ_CST);                        \
             (old) = c_;                                                           \
             break;                                                                \
+        case GSHMEMI_AMO_AND: __atomic_fetch_and(p_, v_, __ATOMIC_SEQ_CST); break; \
+        case GSHMEMI_AMO_OR: __atomic_fetch_or(p_, v_, __ATOMIC_SEQ_CST); break;  \
+        case GSHMEMI_AMO_XOR: __atomic_fetch_xor(p_, v_, __ATOMIC_SEQ_CST); break; \
+        case GSHMEMI_AMO_FETCH_AND: (old) = __atomic_fetch_and(p_, v_, __ATOMIC_SEQ_CST); break; \
+        case GSHMEMI_AMO_FETCH_OR: (old) = __atomic_fetch_or(p_, v_, __ATOMIC_SEQ_CST); break; \
+        case GSHMEMI_AMO_FETCH_XOR: (old) = __atomic_fetch_xor(p_, v_, __ATOMIC_SEQ_CST); break; \
         }                                                                         \
     } while (0)
 

@@ -4,7 +4,14 @@
  * provider's mr_mode. When ofi is in use every AMO goes through it, even to
  * this PE, so that AMOs are atomic with each other.
  * amo_nbi with after_fence: FI_FENCE on the op where the provider honours
- * it; otherwise wait for every outstanding op (a quiet) before posting. */
+ * it; otherwise wait for every outstanding op (a quiet) before posting.
+ * Bitwise ops (FI_BAND, FI_BOR, FI_BXOR) are checked against the provider
+ * with fi_atomicvalid / fi_fetch_atomicvalid before each is posted: one
+ * the provider lacks is an error naming the op, type and provider. Over
+ * active messages (GSHMEM_OFI_AM, CUDA heaps) they are a compare-and-swap
+ * loop at the source: the message protocol carries set, add, fetch,
+ * fetch-add, swap and compare-swap only, and every AMO of the job goes
+ * through this transport, so the loop is atomic with all of them. */
 #define _GNU_SOURCE
 #include <string.h>
 
@@ -25,6 +32,12 @@ static int ofi_amo_lookup(gshmemi_amo_op_t op, ofi_amo_map_t *m_p)
         [GSHMEMI_AMO_FETCH_ADD] = {FI_SUM, 1, "fetch_add"},
         [GSHMEMI_AMO_SWAP] = {FI_ATOMIC_WRITE, 1, "swap"},
         [GSHMEMI_AMO_CSWAP] = {FI_CSWAP, 2, "compare_swap"},
+        [GSHMEMI_AMO_AND] = {FI_BAND, 0, "and"},
+        [GSHMEMI_AMO_OR] = {FI_BOR, 0, "or"},
+        [GSHMEMI_AMO_XOR] = {FI_BXOR, 0, "xor"},
+        [GSHMEMI_AMO_FETCH_AND] = {FI_BAND, 1, "fetch_and"},
+        [GSHMEMI_AMO_FETCH_OR] = {FI_BOR, 1, "fetch_or"},
+        [GSHMEMI_AMO_FETCH_XOR] = {FI_BXOR, 1, "fetch_xor"},
     };
     if ((unsigned)op >= sizeof map / sizeof map[0]) {
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi: unknown atomic op %d", (int)op);
@@ -51,6 +64,33 @@ static int ofi_dtype(gshmemi_dtype_t dt, enum fi_datatype *out_p)
     }
     GSHMEMI_ERROR(OFI_SUBSYS, "ofi: unknown atomic datatype %d", (int)dt);
     return GSHMEM_ERR_INVALID_ARG;
+}
+
+/* A bitwise op the provider must support in the form it is posted in. */
+static int ofi_amo_supported(ofi_state_t *s, const ofi_amo_map_t *m, enum fi_datatype fdt,
+                             int pe)
+{
+    size_t count = 0;
+    int rc = m->fetch ? fi_fetch_atomicvalid(s->ep, fdt, m->op, &count)
+                      : fi_atomicvalid(s->ep, fdt, m->op, &count);
+    if (rc == 0 && count > 0)
+        return 0;
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: atomic %s on %s to PE %d: the provider %s does not "
+                  "support it (fi_%satomicvalid: %s); bitwise AMOs need FI_BAND, FI_BOR and "
+                  "FI_BXOR", m->name, fi_tostr(&fdt, FI_TYPE_ATOMIC_TYPE), pe, s->prov_name,
+                  m->fetch ? "fetch_" : "", rc ? fi_strerror(-rc) : "count 0");
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
+/* Bitwise ops: supported in the form ofi_amo_route will post. */
+static int ofi_amo_check_bitwise(ofi_state_t *s, gshmemi_amo_op_t op, const ofi_amo_map_t *m,
+                                 enum fi_datatype fdt, int pe)
+{
+    if (!gshmemi_amo_bitwise(op))
+        return 0;
+    ofi_amo_map_t posted = *m;
+    ofi_amo_route(s, &posted);
+    return ofi_amo_supported(s, &posted, fdt, pe);
 }
 
 /* Post op (operand/compare already in its arena slot). */
@@ -113,6 +153,30 @@ static int ofi_amo_prepare(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_
     return ofi_amo_check(s, pe, dt, off, m_p->name);
 }
 
+#ifdef GSHMEM_HAVE_CUDA
+/* A bitwise op over active messages: read the word, then compare-and-swap
+ * op(old, v) until no other AMO came between; result (may be NULL) gets
+ * the value it replaced. */
+static int ofi_am_amo_bitwise(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                              uint64_t off, const void *operand, void *result)
+{
+    size_t sz = gshmemi_dtype_size(dt);
+    uint64_t v = 0, old = 0, zero = 0;
+    memcpy(&v, operand, sz);
+    GSHMEMI_CHECK(ofi_am_amo(s, pe, GSHMEMI_AMO_FETCH, dt, off, &zero, NULL, &old));
+    for (;;) {
+        uint64_t want = gshmemi_amo_bitwise_apply(op, old, v), seen = 0;
+        GSHMEMI_CHECK(ofi_am_amo(s, pe, GSHMEMI_AMO_CSWAP, dt, off, &want, &old, &seen));
+        if (memcmp(&seen, &old, sz) == 0)
+            break;
+        old = seen;
+    }
+    if (result != NULL)
+        memcpy(result, &old, sz);
+    return 0;
+}
+#endif
+
 int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
             uint64_t off, const void *operand, const void *compare, void *result)
 {
@@ -128,9 +192,12 @@ int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_
         return GSHMEM_ERR_INVALID_ARG;
     }
 #ifdef GSHMEM_HAVE_CUDA
+    if (s->am && gshmemi_amo_bitwise(op))
+        return ofi_am_amo_bitwise(s, pe, op, dt, off, operand, result);
     if (s->am)
         return ofi_am_amo(s, pe, op, dt, off, operand, compare, result);
 #endif
+    GSHMEMI_CHECK(ofi_amo_check_bitwise(s, op, &m, fdt, pe));
     ofi_sync_t local = {0};
     ofi_op_t *o = ofi_op_get(s, &local, m.fetch ? OFI_OP_FETCH_AMO : OFI_OP_AMO, pe, off, sz);
     o->operand = o->compare = o->result = 0;
@@ -161,9 +228,12 @@ int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dt
         return GSHMEM_ERR_INVALID_ARG;
     }
 #ifdef GSHMEM_HAVE_CUDA
+    if (s->am && gshmemi_amo_bitwise(op))   /* complete on return: in order too */
+        return ofi_am_amo_bitwise(s, pe, op, dt, off, operand, NULL);
     if (s->am)   /* requests to one PE are applied in order: no fence needed */
         return ofi_am_amo_nbi(s, pe, op, dt, off, operand);
 #endif
+    GSHMEMI_CHECK(ofi_amo_check_bitwise(s, op, &m, fdt, pe));
     if (after_fence) {
         if (s->has_fence)
             __atomic_store_n(&s->fence_pending[pe], 1, __ATOMIC_RELEASE);

@@ -128,7 +128,7 @@ static int p2p_amo_target(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op,
 {
     size_t sz = gshmemi_dtype_size(dt);
 
-    if ((unsigned)op > GSHMEMI_AMO_CSWAP || (unsigned)dt > GSHMEMI_DT_UINT64 ||
+    if ((unsigned)op > GSHMEMI_AMO_OP_MAX || (unsigned)dt > GSHMEMI_DT_UINT64 ||
         (operand == NULL && op != GSHMEMI_AMO_FETCH) ||
         (compare == NULL && op == GSHMEMI_AMO_CSWAP)) {
         GSHMEMI_ERROR(P2P_SUBSYS, "p2p: AMO op %d dtype %d to PE %d: unknown op/type or "
@@ -178,7 +178,7 @@ static int p2p_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi
     unsigned char *addr;
 
     GSHMEMI_CHECK(p2p_amo_target(tp, pe, op, dt, off, operand, compare, &addr));
-    if (op == GSHMEMI_AMO_SET || op == GSHMEMI_AMO_ADD)
+    if (!gshmemi_amo_fetching(op))
         result = NULL;   /* nothing to fetch */
     return p2p_amo_issue(tp->priv, pe, op, dt, addr, operand, compare, result, 1);
 }
@@ -193,13 +193,13 @@ static int p2p_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op,
     unsigned char *addr;
     uint64_t v = 0;
 
-    if (op != GSHMEMI_AMO_SET && op != GSHMEMI_AMO_ADD) {
-        GSHMEMI_ERROR(P2P_SUBSYS, "p2p: non-blocking AMO op %d to PE %d: only SET and ADD "
-                      "(non-fetching) are allowed", (int)op, pe);
+    if (gshmemi_amo_fetching(op)) {
+        GSHMEMI_ERROR(P2P_SUBSYS, "p2p: non-blocking AMO op %d to PE %d: only non-fetching "
+                      "ones (set, add, and, or, xor) are allowed", (int)op, pe);
         return GSHMEM_ERR_INVALID_ARG;
     }
     GSHMEMI_CHECK(p2p_amo_target(tp, pe, op, dt, off, operand, NULL, &addr));
-    if (priv->batch == NULL)
+    if (priv->batch == NULL || gshmemi_amo_bitwise(op))   /* the batch has no bitwise records */
         return p2p_amo_issue(priv, pe, op, dt, addr, operand, NULL, NULL, 0);
     memcpy(&v, operand, gshmemi_dtype_size(dt));
     return p2p_batch_add(priv, addr, op == GSHMEMI_AMO_SET ? P2P_REC_SET : P2P_REC_ADD, v,

@@ -402,6 +402,12 @@ static int shm_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off,
                                         __ATOMIC_SEQ_CST);                         \
             old = c; /* the value seen, whether or not it was swapped */           \
             break;                                                                 \
+        case GSHMEMI_AMO_AND: __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); return;  \
+        case GSHMEMI_AMO_OR: __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); return;    \
+        case GSHMEMI_AMO_XOR: __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); return;  \
+        case GSHMEMI_AMO_FETCH_AND: old = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break; \
+        case GSHMEMI_AMO_FETCH_OR: old = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); break; \
+        case GSHMEMI_AMO_FETCH_XOR: old = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); break; \
         }                                                                          \
         if (result != NULL)                                                        \
             memcpy(result, &old, sizeof(T));                                       \
@@ -416,7 +422,7 @@ static int shm_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi
     size_t sz = gshmemi_dtype_size(dt);
     unsigned char *p;
 
-    if ((unsigned)op > GSHMEMI_AMO_CSWAP || (unsigned)dt > GSHMEMI_DT_UINT64 ||
+    if ((unsigned)op > GSHMEMI_AMO_OP_MAX || (unsigned)dt > GSHMEMI_DT_UINT64 ||
         (operand == NULL && op != GSHMEMI_AMO_FETCH) ||
         (compare == NULL && op == GSHMEMI_AMO_CSWAP)) {
         GSHMEMI_ERROR(SHM_SUBSYS, "shm: AMO op %d dtype %d to PE %d: unknown op/type or "
@@ -442,9 +448,9 @@ static int shm_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op,
                        gshmemi_dtype_t dt, uint64_t off, const void *operand, int after_fence)
 {
     (void)after_fence; /* always ordered: earlier stores are made visible first */
-    if (op != GSHMEMI_AMO_SET && op != GSHMEMI_AMO_ADD) {
-        GSHMEMI_ERROR(SHM_SUBSYS, "shm: non-blocking AMO op %d to PE %d: only SET and ADD "
-                      "(non-fetching) are allowed", (int)op, pe);
+    if (gshmemi_amo_fetching(op)) {
+        GSHMEMI_ERROR(SHM_SUBSYS, "shm: non-blocking AMO op %d to PE %d: only non-fetching "
+                      "ones (set, add, and, or, xor) are allowed", (int)op, pe);
         return GSHMEM_ERR_INVALID_ARG;
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

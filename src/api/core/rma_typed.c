@@ -1,0 +1,168 @@
+/* rma_typed.c: the typed (gshmem_<T>_*), sized (gshmem_put8 ..
+ * gshmem_iget128) and strided (gshmem_iputmem, gshmem_igetmem) forms of
+ * put and get, all over gshmemi_rma_put/get (rma.c) and, for the typed
+ * put-with-signal, gshmemi_signal_put (signal.c).
+ *
+ * Strided: both strides 1 is one contiguous put/get. A contiguous remote
+ * side with a host heap packs the local side into one buffer (one message).
+ * Anything else is one nbi put/get per element, then a quiet. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+size_t gshmemi_rma_bytes(const char *call, size_t nelems, size_t size)
+{
+    if (nelems > SIZE_MAX / size)
+        gshmemi_fatal(call, "nelems %zu of %zu-byte elements overflows size_t", nelems, size);
+    return nelems * size;
+}
+
+/* Element i of an array of esz-byte elements with the given stride. */
+static void *gshmemi_rma_elem(const void *base, size_t i, ptrdiff_t stride, size_t esz)
+{
+    return (char *)base + (ptrdiff_t)i * stride * (ptrdiff_t)esz;
+}
+
+/* Copy n elements between a strided array and a packed one (pack: into
+ * the packed one). */
+static void gshmemi_rma_pack(void *packed, void *strided, ptrdiff_t stride, size_t esz,
+                             size_t n, int pack)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *e = gshmemi_rma_elem(strided, i, stride, esz);
+        if (pack)
+            memcpy((char *)packed + i * esz, e, esz);
+        else
+            memcpy(e, (char *)packed + i * esz, esz);
+    }
+}
+
+void gshmemi_rma_strided(const char *call, int is_put, void *dest, const void *src,
+                         ptrdiff_t dst, ptrdiff_t sst, size_t esz, size_t n, int pe)
+{
+    GSHMEMI_REQUIRE_INIT(call);
+    if (n == 0)
+        return;
+    if (esz == 0)
+        gshmemi_fatal(call, "element size 0");
+    size_t bytes = gshmemi_rma_bytes(call, n, esz);
+    ptrdiff_t remote = is_put ? dst : sst, local = is_put ? sst : dst;
+    if (remote == 1 && (local == 1 || gshmemi_g.heap.kind == GSHMEMI_HEAP_HOST)) {
+        unsigned char *tmp = NULL;
+        if (local != 1 && (tmp = malloc(bytes)) == NULL)
+            gshmemi_fatal(call, "no memory for a %zu-byte pack buffer", bytes);
+        if (is_put) {
+            if (tmp)
+                gshmemi_rma_pack(tmp, (void *)src, sst, esz, n, 1);
+            gshmemi_rma_put(call, dest, tmp ? tmp : src, bytes, pe, 0);
+        } else {
+            gshmemi_rma_get(call, tmp ? (void *)tmp : dest, src, bytes, pe, 0);
+            if (tmp)
+                gshmemi_rma_pack(tmp, dest, dst, esz, n, 0);
+        }
+        free(tmp);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        void *d = gshmemi_rma_elem(dest, i, dst, esz), *s = gshmemi_rma_elem(src, i, sst, esz);
+        if (is_put)
+            gshmemi_rma_put(call, d, s, esz, pe, 1);
+        else
+            gshmemi_rma_get(call, d, s, esz, pe, 1);
+    }
+    gshmemi_quiet_all(call);
+}
+
+void gshmem_iputmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                    size_t elem_size, size_t nelems, int pe)
+{
+    gshmemi_rma_strided("gshmem_iputmem", 1, dest, source, dst, sst, elem_size, nelems, pe);
+}
+
+void gshmem_igetmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                    size_t elem_size, size_t nelems, int pe)
+{
+    gshmemi_rma_strided("gshmem_igetmem", 0, dest, source, dst, sst, elem_size, nelems, pe);
+}
+
+/* The contiguous element forms shared by the typed and the sized ones. */
+static void gshmemi_rma_xfer_n(const char *call, int is_put, void *dest, const void *src,
+                               size_t nelems, size_t size, int pe, int nbi)
+{
+    size_t n = gshmemi_rma_bytes(call, nelems, size);
+    if (is_put)
+        gshmemi_rma_put(call, dest, src, n, pe, nbi);
+    else
+        gshmemi_rma_get(call, dest, src, n, pe, nbi);
+}
+
+/* gshmem_<PRE><D><SUF>, its _nbi form and gshmem_<PRE>i<D><SUF> for D put
+ * (IS_PUT 1) or get, on elements of SIZE bytes through pointers PT, CPT. */
+#define GSHMEMI_DEF_RMA_DIR(PT, CPT, PRE, D, SUF, SIZE, IS_PUT)                       \
+    void gshmem_##PRE##D##SUF(PT dest, CPT source, size_t nelems, int pe)            \
+    {                                                                                \
+        gshmemi_rma_xfer_n("gshmem_" #PRE #D #SUF, IS_PUT, dest, source, nelems, SIZE, pe, \
+                           0);                                                       \
+    }                                                                                \
+    void gshmem_##PRE##D##SUF##_nbi(PT dest, CPT source, size_t nelems, int pe)      \
+    {                                                                                \
+        gshmemi_rma_xfer_n("gshmem_" #PRE #D #SUF "_nbi", IS_PUT, dest, source, nelems, \
+                           SIZE, pe, 1);                                             \
+    }                                                                                \
+    void gshmem_##PRE##i##D##SUF(PT dest, CPT source, ptrdiff_t dst, ptrdiff_t sst,  \
+                                 size_t nelems, int pe)                              \
+    {                                                                                \
+        gshmemi_rma_strided("gshmem_" #PRE "i" #D #SUF, IS_PUT, dest, source, dst, sst, \
+                            SIZE, nelems, pe);                                       \
+    }
+#define GSHMEMI_DEF_RMA_N(PT, CPT, PRE, SUF, SIZE)                                   \
+    GSHMEMI_DEF_RMA_DIR(PT, CPT, PRE, put, SUF, SIZE, 1)                             \
+    GSHMEMI_DEF_RMA_DIR(PT, CPT, PRE, get, SUF, SIZE, 0)
+
+/* The typed forms of one element type: the above, p, g, put_signal. */
+#define GSHMEMI_DEF_RMA(T, N)                                                         \
+    GSHMEMI_DEF_RMA_N(T *, const T *, N##_, , sizeof(T))                              \
+    void gshmem_##N##_p(T *dest, T value, int pe)                                     \
+    {                                                                                 \
+        gshmemi_rma_put("gshmem_" #N "_p", dest, &value, sizeof(T), pe, 0);            \
+    }                                                                                 \
+    T gshmem_##N##_g(const T *source, int pe)                                         \
+    {                                                                                 \
+        T value;                                                                      \
+        gshmemi_rma_get("gshmem_" #N "_g", &value, source, sizeof(T), pe, 0);          \
+        return value;                                                                 \
+    }                                                                                 \
+    void gshmem_##N##_put_signal(T *dest, const T *source, size_t nelems,             \
+                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    {                                                                                 \
+        const char *call = "gshmem_" #N "_put_signal";                                \
+        gshmemi_signal_put(call, dest, source, gshmemi_rma_bytes(call, nelems, sizeof(T)), \
+                           sig_addr, signal, sig_op, pe, 0);                          \
+    }                                                                                 \
+    void gshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,         \
+                                     uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                     int pe)                                          \
+    {                                                                                 \
+        const char *call = "gshmem_" #N "_put_signal_nbi";                            \
+        gshmemi_signal_put(call, dest, source, gshmemi_rma_bytes(call, nelems, sizeof(T)), \
+                           sig_addr, signal, sig_op, pe, 1);                          \
+    }
+
+GSHMEMI_DEF_RMA(int8_t, int8)
+GSHMEMI_DEF_RMA(int16_t, int16)
+GSHMEMI_DEF_RMA(int32_t, int32)
+GSHMEMI_DEF_RMA(int64_t, int64)
+GSHMEMI_DEF_RMA(uint8_t, uint8)
+GSHMEMI_DEF_RMA(uint16_t, uint16)
+GSHMEMI_DEF_RMA(uint32_t, uint32)
+GSHMEMI_DEF_RMA(uint64_t, uint64)
+GSHMEMI_DEF_RMA(float, float)
+GSHMEMI_DEF_RMA(double, double)
+GSHMEMI_DEF_RMA(long double, longdouble)
+
+GSHMEMI_DEF_RMA_N(void *, const void *, , 8, 1)
+GSHMEMI_DEF_RMA_N(void *, const void *, , 16, 2)
+GSHMEMI_DEF_RMA_N(void *, const void *, , 32, 4)
+GSHMEMI_DEF_RMA_N(void *, const void *, , 64, 8)
+GSHMEMI_DEF_RMA_N(void *, const void *, , 128, 16)

@@ -1,0 +1,139 @@
+/* sync_set.c: the set forms of point synchronization (OpenSHMEM 1.5):
+ * <T>_wait_until_{all,any,some}, <T>_test_{all,any,some} and their
+ * _vector forms, for int32, int64, uint32 and uint64.
+ *
+ * One scan per type reads every included ivar with an acquire load and
+ * lists those that satisfy the comparison; one driver per type loops over
+ * the scan (waits: gshmemi_wait_step between scans; tests: one progress
+ * call, one scan). ivars must be symmetric as a whole; status may be NULL
+ * (all included); indices (the _some forms) and cmp_values (the _vector
+ * forms) are required when nelems > 0. */
+#include "core.h"
+
+typedef enum { GSHMEMI_SET_ALL, GSHMEMI_SET_ANY, GSHMEMI_SET_SOME } gshmemi_set_mode_t;
+
+/* What a driver call checks first; the whole array must be symmetric. */
+static void gshmemi_set_check(const char *call, const void *ivars, size_t nelems, size_t esz,
+                              int mode, const size_t *indices, int vector,
+                              const void *cmp_values)
+{
+    GSHMEMI_REQUIRE_INIT(call);
+    if (nelems == 0)
+        return;
+    if (ivars == NULL)
+        gshmemi_fatal(call, "ivars is NULL with nelems %zu", nelems);
+    gshmemi_check_sym(call, "ivars", ivars, gshmemi_rma_bytes(call, nelems, esz));
+    if (mode == GSHMEMI_SET_SOME && indices == NULL)
+        gshmemi_fatal(call, "indices is NULL with nelems %zu (it receives up to nelems "
+                      "indices)", nelems);
+    if (vector && cmp_values == NULL)
+        gshmemi_fatal(call, "cmp_values is NULL with nelems %zu", nelems);
+}
+
+/* The result of a finished set call, or of a test that found the condition
+ * false (done == 0). */
+static size_t gshmemi_set_result(int mode, int done, size_t active, size_t got, size_t first)
+{
+    switch (mode) {
+    case GSHMEMI_SET_ALL: return done;
+    case GSHMEMI_SET_ANY: return done && active > 0 ? first : SIZE_MAX;
+    default: return done ? got : 0;
+    }
+}
+
+/* Done when: all included hold (ALL), or none is included, or one holds. */
+static int gshmemi_set_done(int mode, size_t active, size_t got)
+{
+    return mode == GSHMEMI_SET_ALL ? got == active : active == 0 || got > 0;
+}
+
+/* WT: the 64-bit type that compares T with T's signedness. */
+#define GSHMEMI_DEF_SET_DRIVER(T, N, CMPF, WT)                                        \
+    static size_t gshmemi_set_scan_##N(const char *call, T *ivars, size_t nelems,     \
+                                       const int *status, int cmp, T v, const T *vs,   \
+                                       size_t *indices, size_t *active_p,             \
+                                       size_t *first_p)                               \
+    {                                                                                 \
+        size_t got = 0, active = 0;                                                   \
+        for (size_t i = 0; i < nelems; i++) {                                         \
+            if (status != NULL && status[i] != 0)                                     \
+                continue;                                                             \
+            active++;                                                                 \
+            T x = __atomic_load_n(&ivars[i], __ATOMIC_ACQUIRE);                       \
+            if (!CMPF(call, cmp, (WT)x, (WT)(vs ? vs[i] : v)))                        \
+                continue;                                                             \
+            if (got == 0)                                                             \
+                *first_p = i;                                                         \
+            if (indices != NULL)                                                      \
+                indices[got] = i;                                                     \
+            got++;                                                                    \
+        }                                                                             \
+        *active_p = active;                                                           \
+        return got;                                                                   \
+    }                                                                                 \
+    static size_t gshmemi_set_##N(const char *call, int mode, int wait, T *ivars,     \
+                                  size_t nelems, size_t *indices, const int *status,  \
+                                  int cmp, T v, const T *vs, int vector)              \
+    {                                                                                 \
+        gshmemi_set_check(call, ivars, nelems, sizeof(T), mode, indices, vector, vs); \
+        (void)CMPF(call, cmp, 0, 0);                                                  \
+        if (!wait)                                                                    \
+            gshmemi_progress_all();                                                   \
+        size_t *out = mode == GSHMEMI_SET_SOME ? indices : NULL;                      \
+        for (unsigned long spins = 0;; spins++) {                                     \
+            size_t active, first = SIZE_MAX;                                          \
+            size_t got = gshmemi_set_scan_##N(call, ivars, nelems, status, cmp, v, vs, \
+                                              out, &active, &first);                  \
+            int done = gshmemi_set_done(mode, active, got);                           \
+            if (done || !wait)                                                        \
+                return gshmemi_set_result(mode, done, active, got, first);            \
+            gshmemi_wait_step(spins);                                                 \
+        }                                                                             \
+    }
+
+#define GSHMEMI_SET_CALL(N, NAME) "gshmem_" #N "_" NAME
+
+/* One public set call and its _vector form: RET name(T *ivars, size_t
+ * nelems, const int *status, int cmp, <value or values>); RETURN is return,
+ * or nothing for void. */
+#define GSHMEMI_DEF_SET_ONE(T, N, RET, RETURN, NAME, MODE, WAIT)                      \
+    RET gshmem_##N##_##NAME(T *ivars, size_t nelems, const int *status, int cmp,      \
+                            T cmp_value)                                              \
+    {                                                                                 \
+        RETURN (RET)gshmemi_set_##N(GSHMEMI_SET_CALL(N, #NAME), MODE, WAIT, ivars,    \
+                                    nelems, NULL, status, cmp, cmp_value, NULL, 0);   \
+    }                                                                                 \
+    RET gshmem_##N##_##NAME##_vector(T *ivars, size_t nelems, const int *status,      \
+                                     int cmp, T *cmp_values)                          \
+    {                                                                                 \
+        RETURN (RET)gshmemi_set_##N(GSHMEMI_SET_CALL(N, #NAME "_vector"), MODE, WAIT, \
+                                    ivars, nelems, NULL, status, cmp, 0, cmp_values, 1); \
+    }
+#define GSHMEMI_DEF_SET_SOME(T, N, NAME, WAIT)                                        \
+    size_t gshmem_##N##_##NAME(T *ivars, size_t nelems, size_t *indices,              \
+                               const int *status, int cmp, T cmp_value)               \
+    {                                                                                 \
+        return gshmemi_set_##N(GSHMEMI_SET_CALL(N, #NAME), GSHMEMI_SET_SOME, WAIT, ivars, \
+                               nelems, indices, status, cmp, cmp_value, NULL, 0);     \
+    }                                                                                 \
+    size_t gshmem_##N##_##NAME##_vector(T *ivars, size_t nelems, size_t *indices,     \
+                                        const int *status, int cmp, T *cmp_values)    \
+    {                                                                                 \
+        return gshmemi_set_##N(GSHMEMI_SET_CALL(N, #NAME "_vector"), GSHMEMI_SET_SOME, \
+                               WAIT, ivars, nelems, indices, status, cmp, 0, cmp_values, \
+                               1);                                                    \
+    }
+
+#define GSHMEMI_DEF_SET(T, N, CMPF, WT)                                               \
+    GSHMEMI_DEF_SET_DRIVER(T, N, CMPF, WT)                                            \
+    GSHMEMI_DEF_SET_ONE(T, N, void, , wait_until_all, GSHMEMI_SET_ALL, 1)             \
+    GSHMEMI_DEF_SET_ONE(T, N, size_t, return, wait_until_any, GSHMEMI_SET_ANY, 1)     \
+    GSHMEMI_DEF_SET_SOME(T, N, wait_until_some, 1)                                    \
+    GSHMEMI_DEF_SET_ONE(T, N, int, return, test_all, GSHMEMI_SET_ALL, 0)              \
+    GSHMEMI_DEF_SET_ONE(T, N, size_t, return, test_any, GSHMEMI_SET_ANY, 0)           \
+    GSHMEMI_DEF_SET_SOME(T, N, test_some, 0)
+
+GSHMEMI_DEF_SET(int32_t, int32, gshmemi_cmp_i64, int64_t)
+GSHMEMI_DEF_SET(int64_t, int64, gshmemi_cmp_i64, int64_t)
+GSHMEMI_DEF_SET(uint32_t, uint32, gshmemi_cmp_u64, uint64_t)
+GSHMEMI_DEF_SET(uint64_t, uint64, gshmemi_cmp_u64, uint64_t)
