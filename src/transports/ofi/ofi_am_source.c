@@ -530,7 +530,7 @@ static int ofi_am_amo_hdr(ofi_state_t *s, gshmemi_amo_op_t op, gshmemi_dtype_t d
 int ofi_am_amo(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                   uint64_t off, const void *operand, const void *compare, void *result)
 {
-    int fetch = op != GSHMEMI_AMO_SET && op != GSHMEMI_AMO_ADD;
+    int fetch = gshmemi_amo_fetching(op);
     ofi_am_hdr_t h;
     GSHMEMI_CHECK(ofi_am_amo_hdr(s, op, dt, off, operand, compare, &h));
     ofi_sync_t local = {0};

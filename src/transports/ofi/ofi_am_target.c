@@ -71,7 +71,7 @@ static int ofi_am_check(ofi_state_t *s, const ofi_am_hdr_t *h, const char *what)
 
 static int ofi_am_check_amo(ofi_state_t *s, const ofi_am_hdr_t *h)
 {
-    if (h->amo_op > GSHMEMI_AMO_CSWAP || h->dtype > GSHMEMI_DT_UINT64 ||
+    if (h->amo_op > GSHMEMI_AMO_OP_MAX || h->dtype > GSHMEMI_DT_UINT64 ||
         h->len != gshmemi_dtype_size((gshmemi_dtype_t)h->dtype) || h->off % h->len != 0) {
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: AMO from PE %d: op %u type %u size %llu at "
                       "offset %llu is invalid or misaligned; not applied", h->src_pe,
@@ -86,7 +86,7 @@ static void ofi_am_apply_amo(ofi_state_t *s, ofi_op_t *op, ofi_am_hdr_t *h)
 {
     ofi_am_t *st = s->am;
     int src = h->src_pe;
-    int fetch = h->amo_op != GSHMEMI_AMO_SET && h->amo_op != GSHMEMI_AMO_ADD;
+    int fetch = gshmemi_amo_fetching(h->amo_op);
     int rc = ofi_am_check_amo(s, h);
     uint64_t old = 0;
     if (rc == 0 && !h->req && fetch) {

@@ -8,10 +8,8 @@
  * Bitwise ops (FI_BAND, FI_BOR, FI_BXOR) are checked against the provider
  * with fi_atomicvalid / fi_fetch_atomicvalid before each is posted: one
  * the provider lacks is an error naming the op, type and provider. Over
- * active messages (GSHMEM_OFI_AM, CUDA heaps) they are a compare-and-swap
- * loop at the source: the message protocol carries set, add, fetch,
- * fetch-add, swap and compare-swap only, and every AMO of the job goes
- * through this transport, so the loop is atomic with all of them. */
+ * active messages (GSHMEM_OFI_AM, CUDA heaps) the target applies every op
+ * itself (ofi_am_target.c), bitwise ones included. */
 #define _GNU_SOURCE
 #include <string.h>
 
@@ -153,29 +151,6 @@ static int ofi_amo_prepare(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_
     return ofi_amo_check(s, pe, dt, off, m_p->name);
 }
 
-#ifdef GSHMEM_HAVE_CUDA
-/* A bitwise op over active messages: read the word, then compare-and-swap
- * op(old, v) until no other AMO came between; result (may be NULL) gets
- * the value it replaced. */
-static int ofi_am_amo_bitwise(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
-                              uint64_t off, const void *operand, void *result)
-{
-    size_t sz = gshmemi_dtype_size(dt);
-    uint64_t v = 0, old = 0, zero = 0;
-    memcpy(&v, operand, sz);
-    GSHMEMI_CHECK(ofi_am_amo(s, pe, GSHMEMI_AMO_FETCH, dt, off, &zero, NULL, &old));
-    for (;;) {
-        uint64_t want = gshmemi_amo_bitwise_apply(op, old, v), seen = 0;
-        GSHMEMI_CHECK(ofi_am_amo(s, pe, GSHMEMI_AMO_CSWAP, dt, off, &want, &old, &seen));
-        if (memcmp(&seen, &old, sz) == 0)
-            break;
-        old = seen;
-    }
-    if (result != NULL)
-        memcpy(result, &old, sz);
-    return 0;
-}
-#endif
 
 int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
             uint64_t off, const void *operand, const void *compare, void *result)
@@ -192,8 +167,6 @@ int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_
         return GSHMEM_ERR_INVALID_ARG;
     }
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->am && gshmemi_amo_bitwise(op))
-        return ofi_am_amo_bitwise(s, pe, op, dt, off, operand, result);
     if (s->am)
         return ofi_am_amo(s, pe, op, dt, off, operand, compare, result);
 #endif
@@ -228,8 +201,6 @@ int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dt
         return GSHMEM_ERR_INVALID_ARG;
     }
 #ifdef GSHMEM_HAVE_CUDA
-    if (s->am && gshmemi_amo_bitwise(op))   /* complete on return: in order too */
-        return ofi_am_amo_bitwise(s, pe, op, dt, off, operand, NULL);
     if (s->am)   /* requests to one PE are applied in order: no fence needed */
         return ofi_am_amo_nbi(s, pe, op, dt, off, operand);
 #endif
