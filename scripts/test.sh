@@ -69,10 +69,25 @@ echo "== tests: ASan+UBSan build =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
   build-asan/tests/gshmem-tests --jobs "$jobs" || status=1
+# ThreadSanitizer on the ofi active-message path (its rails' threads), a
+# host heap: the path is compiled in CUDA builds only.
+echo "== tests: ThreadSanitizer, ofi active messages (scripts/tsan-am.sh) =="
+if grep -q "^GSHMEM_ENABLE_CUDA:BOOL=ON" build/CMakeCache.txt 2>/dev/null; then
+  if bash scripts/tsan-am.sh build-tsan; then
+    tsan_status="ThreadSanitizer (scripts/tsan-am.sh): OK"
+  else
+    tsan_status="ThreadSanitizer (scripts/tsan-am.sh): FAILED (output above)"
+    status=1
+  fi
+else
+  tsan_status="ThreadSanitizer (scripts/tsan-am.sh): skipped (no CUDA build: the path is not built)"
+fi
+echo "$tsan_status"
 echo "== tests: normal build =="
 # --verbose lists every test, so the GPU tests' skip reasons are visible.
 build/tests/gshmem-tests --jobs "$jobs" --verbose || status=1
 echo "$hip_status"
 echo "$layers_status"
 echo "$layers_self_test"
+echo "$tsan_status"
 exit $status

@@ -11,6 +11,11 @@
  *   cuda-stage  the same with the staging path forced
  *   host-stage  a host heap with the staging path forced: the protocol
  *               without a GPU ("device" buffers are then host memory)
+ *   host-kill   host-stage, every PE streams multi-MiB nbi puts to the
+ *               next PE with quiets, and PE 1 raises SIGKILL after a few
+ *               rounds, between its puts and its quiet: the others are
+ *               then waiting for its acknowledgements (the driver checks
+ *               that the job ends with a message, never hangs)
  * Checks: puts from host and device buffers to every PE (self too),
  * blocking and nbi + quiet; gets into host and device buffers, blocking and
  * nbi; multi-MiB puts and gets (chunked); every AMO on every type; fetch_add
@@ -23,6 +28,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,10 +100,23 @@ static int probe(int host)
  * cudaMemcpy from pageable memory may return before its DMA lands; gshmem
  * reads device sources on its own streams (README: host calls on device
  * memory), so the copy is waited for, as a program must. */
+/* Host heap: a plain byte loop that ThreadSanitizer does not instrument
+ * (scripts/tsan-am.sh). The heap bytes were written by the target's thread
+ * for a peer, ordered before this read by the peer's message, which TSan
+ * cannot see; through memcpy it reports every word of a multi-MiB copy and
+ * took minutes for one copy. */
+__attribute__((no_sanitize("thread"))) static void host_copy(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    for (size_t i = 0; i < n; i++)
+        d[i] = s[i];
+}
+
 static void dcopy(void *dst, const void *src, size_t n)
 {
     if (!use_cuda) {
-        memcpy(dst, src, n);
+        host_copy(dst, src, n);
         return;
     }
     int e = cu.memcpy(dst, src, n, 4 /* cudaMemcpyDefault */);
@@ -485,6 +504,27 @@ static void test_lone_put(void)
     gshmem_free(w);
 }
 
+/* host-kill: rounds of LARGE-byte nbi puts to the next PE, each followed
+ * by a quiet; PE 1 dies between its puts and its quiet in round 3. */
+static void test_kill(unsigned char *l)
+{
+    int next = (me + 1) % npes;
+    unsigned char *src = malloc(LARGE);
+    PE_CHECK(src != NULL, "allocation");
+    memset(src, me + 1, LARGE);
+    gshmem_barrier_all();
+    for (int round = 0;; round++) {
+        for (int k = 0; k < 4; k++)
+            gshmem_putmem_nbi(l + (size_t)me * LARGE, src, LARGE, next);
+        if (me == 1 && round == 3) {
+            printf("pe_ofi_cuda: PE 1 raises SIGKILL in round %d\n", round);
+            fflush(stdout);
+            raise(SIGKILL);
+        }
+        gshmem_quiet();
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "cuda";
@@ -493,7 +533,8 @@ int main(int argc, char **argv)
     cuda_find();
     PE_CHECK(&gshmemi_ofi_force_am != NULL && cu.memcpy != NULL,
              "gshmem was built without CUDA: run the probe first");
-    use_cuda = strcmp(mode, "host-stage") != 0;
+    int kill_mode = strcmp(mode, "host-kill") == 0;
+    use_cuda = strcmp(mode, "host-stage") != 0 && !kill_mode;
     if (strcmp(mode, "cuda") != 0)
         gshmemi_ofi_force_am = 1;
     PE_CHECK_INIT();
@@ -505,6 +546,10 @@ int main(int argc, char **argv)
     unsigned char *l = gshmem_malloc((size_t)LARGE * npes);
     uint32_t *h = malloc(SLOT);
     PE_CHECK(a && b && l && h, "allocation");
+    if (kill_mode) {
+        test_kill(l);
+        return 1;   /* not reached: the launcher ends the job */
+    }
     test_puts(a, b, h);
     test_gets(a, b, h);
     test_large(l);

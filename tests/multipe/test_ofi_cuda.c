@@ -99,3 +99,31 @@ Test(ofi_am_host, tcp_n4, .timeout = 300) { host_check("ofi-tcp", 4); }
 Test(ofi_am_host, rails1_tcp_n2, .timeout = 300) { rails_check("ofi-tcp", 2, 1); }
 Test(ofi_am_host, rails8_shm_n4, .timeout = 300) { rails_check("ofi-shm", 4, 8); }
 Test(ofi_am_host, rails8_tcp_n4, .timeout = 300) { rails_check("ofi-tcp", 4, 8); }
+
+/* A peer killed mid-transfer: PE 1 raises SIGKILL between its nbi puts and
+ * its quiet while the others stream to it and wait in quiet for its
+ * acknowledgements. The job must end (not hang) with a message naming the
+ * PE, well before the 60 s this allows. */
+static void kill_check(const char *tp, int n)
+{
+    test_require_probe("tests/pe/pe_ofi_cuda", "probe-host", "");
+    char env[512], cmd[256];
+    snprintf(env, sizeof env, "%s GSHMEM_HEAP=host GSHMEM_SYMMETRIC_SIZE=64M " TEST_AM_HOST_CHUNK,
+             test_tp_env(tp));
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout 120 "
+             "%%B/tests/pe/pe_ofi_cuda host-kill", n);
+    test_run_t r = test_run(env, cmd, 90);
+    cr_log_info("ofi_am_host kill %s -n %d: status %d after %.1f s", tp, n, r.status, r.seconds);
+    cr_assert(strstr(r.output, "PE 1 raises SIGKILL") != NULL,
+              "%s -n %d: PE 1 never reached its kill:\n%s", tp, n, test_tail(&r));
+    cr_assert(r.status != 0 && r.seconds < 60, "%s -n %d: the job should end with an error soon "
+              "after PE 1 died (status %d after %.1f s):\n%s", tp, n, r.status, r.seconds,
+              test_tail(&r));
+    cr_assert(strstr(r.output, "PE 1") != NULL && strstr(r.output, "killed") != NULL,
+              "%s -n %d: no message naming the killed PE 1:\n%s", tp, n, test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(ofi_am_host, peer_killed_tcp_n2, .timeout = 120) { kill_check("ofi-tcp", 2); }
+Test(ofi_am_host, peer_killed_tcp_n4, .timeout = 120) { kill_check("ofi-tcp", 4); }
+Test(ofi_am_host, peer_killed_shm_n4, .timeout = 120) { kill_check("ofi-shm", 4); }

@@ -220,8 +220,10 @@ int ofi_am_threads_start(ofi_state_t *s)
     ofi_am_t *st = s->am;
     for (int i = 1; i < st->n_rails; i++) {
         ofi_am_rail_t *r = &st->rails[i];
-        r->idle = s->idle;   /* the transport's settings, own counters */
-        r->idle.naps = 0;
+        /* the transport's settings (written before its thread started),
+         * own state: s->idle itself is the running progress thread's */
+        gshmemi_idle_init(&r->idle, (long)(s->idle.spin_ns / 1000u),
+                          (long)(s->idle.nap_max_ns / 1000u));
         int rc = pthread_create(&r->thread, NULL, ofi_am_rail_main, r);
         if (rc != 0) {
             GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: cannot start rail %d's thread: %s", i,

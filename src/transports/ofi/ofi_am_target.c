@@ -231,6 +231,7 @@ static void ofi_am_on_reply(ofi_state_t *s, ofi_am_hdr_t *h)
         return;
     }
     ofi_op_t *op = &s->arena[h->req - 1];
+    (void)__atomic_load_n(&op->sync, __ATOMIC_ACQUIRE);   /* ofi_am_ask's release */
     int rc = h->status;
     if (rc == 0 && op->copy_out) {
         const void *from = op->kind == OFI_OP_GET ? (const void *)((char *)h + OFI_AM_HDR)
