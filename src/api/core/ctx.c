@@ -49,10 +49,9 @@ void gshmem_ctx_check(gshmem_ctx_t ctx, const char *call)
     (void)gshmemi_ctx_slot(ctx, call != NULL ? call : "gshmem_ctx_check");
 }
 
-int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_ctx_t *ctx)
+static int gshmemi_ctx_create(const char *call, gshmem_team_t team, long options,
+                              gshmem_ctx_t *ctx)
 {
-    const char *call = "gshmem_team_create_ctx";
-
     GSHMEMI_REQUIRE_INIT(call);
     if (ctx == NULL)
         gshmemi_fatal(call, "ctx is NULL");
@@ -83,9 +82,14 @@ int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_ctx_t *ctx)
     return GSHMEM_ERR_NOMEM;
 }
 
+int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_ctx_t *ctx)
+{
+    return gshmemi_ctx_create("gshmem_team_create_ctx", team, options, ctx);
+}
+
 int gshmem_ctx_create(long options, gshmem_ctx_t *ctx)
 {
-    return gshmem_team_create_ctx(GSHMEM_TEAM_WORLD, options, ctx);
+    return gshmemi_ctx_create("gshmem_ctx_create", GSHMEM_TEAM_WORLD, options, ctx);
 }
 
 static void gshmemi_ctx_kill(gshmemi_ctx_t *c)

@@ -1,0 +1,109 @@
+/* test_teams: teams, contexts and collectives on any team (pe_api_teams)
+ * at 2 and 4 PEs over shm, ofi with the shm provider and ofi with
+ * tcp;ofi_rxm on loopback; its misuse modes, each of which must end the job
+ * before the time limit with a message naming the call and the values; and
+ * the generic names of teams and contexts at compile time (wrong types must
+ * not compile). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests_common.h"
+
+#define TEAMS_TIMEOUT_S 120
+
+static test_run_t teams_run(const char *tp, int n, const char *mode)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
+             "%%B/tests/pe/pe_api_teams %s", n, TEAMS_TIMEOUT_S, mode ? mode : "");
+    return test_run(test_tp_env(tp), cmd, TEAMS_TIMEOUT_S + 10);
+}
+
+static void teams_ok(const char *tp)
+{
+    static const int pes[] = {2, 4};
+    for (size_t i = 0; i < sizeof pes / sizeof pes[0]; i++) {
+        test_run_t r = teams_run(tp, pes[i], NULL);
+        cr_expect(r.status == 0 && strstr(r.output, "pe_api_teams: OK") != NULL,
+                  "pe_api_teams over %s with %d PEs: exit status %d after %.1f s; output "
+                  "(end):\n%s", tp, pes[i], r.status, r.seconds, test_tail(&r));
+        test_run_free(&r);
+    }
+}
+
+Test(teams, shm, .timeout = 400) { teams_ok("shm"); }
+Test(teams, ofi_shm, .timeout = 400) { teams_ok("ofi-shm"); }
+Test(teams, ofi_tcp, .timeout = 400) { teams_ok("ofi-tcp"); }
+
+/* mode must end the job (not by the timeout, not with status 9: the call
+ * accepted the misuse) with every string of want[] in the output. */
+static void teams_bad(const char *tp, int n, const char *mode, const char *const *want)
+{
+    test_run_t r = teams_run(tp, n, mode);
+    cr_expect(r.status != 0 && r.status != 9 && r.status != 124 && r.seconds < TEAMS_TIMEOUT_S,
+              "pe_api_teams %s over %s with %d PEs: exit status %d after %.1f s (want non-zero "
+              "before the timeout); output:\n%s", mode, tp, n, r.status, r.seconds,
+              test_tail(&r));
+    cr_expect(strstr(r.output, "went on") == NULL, "pe_api_teams %s over %s: a PE went on:\n%s",
+              mode, tp, test_tail(&r));
+    for (; *want; want++)
+        cr_expect(strstr(r.output, *want) != NULL, "pe_api_teams %s over %s with %d PEs: no "
+                  "'%s' in the output:\n%s", mode, tp, n, *want, test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(teams_bad, teams, .timeout = 400)
+{
+    static const char *const tps[] = {"shm", "ofi-tcp"};
+    for (int i = 0; i < 2; i++) {
+        const char *bad_team[] = {"gshmem_broadcastmem", "team 40 is not a live team", NULL};
+        teams_bad(tps[i], 2, "bad_team", bad_team);
+        const char *nonmember[] = {"gshmem_int64_sum_reduce", "GSHMEM_TEAM_INVALID", NULL};
+        teams_bad(tps[i], 4, "nonmember", nonmember);
+        const char *root[] = {"gshmem_broadcastmem", "invalid root PE 3", "has 2 PEs", NULL};
+        teams_bad(tps[i], 4, "bad_root", root);
+        const char *split[] = {"gshmem_team_split_strided", "size 5 do not fit parent team 0 of "
+                               "4 PEs", NULL};
+        teams_bad(tps[i], 4, "bad_split", split);
+        const char *many[] = {"gshmem_team_split_strided", "no free team",
+                              "GSHMEM_TEAM_MAX = 64", "split 61 refused", NULL};
+        teams_bad(tps[i], 2, "too_many_teams", many);
+        const char *wrld[] = {"gshmem_team_destroy", "team 0 is predefined", NULL};
+        teams_bad(tps[i], 2, "destroy_world", wrld);
+    }
+}
+
+Test(teams_bad, contexts, .timeout = 200)
+{
+    static const char *const tps[] = {"shm", "ofi-tcp"};
+    for (int i = 0; i < 2; i++) {
+        const char *gone[] = {"shmem_ctx_long_p", "is not a live context", NULL};
+        teams_bad(tps[i], 2, "ctx_destroyed", gone);
+        const char *inv[] = {"gshmem_ctx_putmem", "GSHMEM_CTX_INVALID", NULL};
+        teams_bad(tps[i], 2, "ctx_invalid", inv);
+    }
+}
+
+/* Every generic name of teams and contexts with every type of its list
+ * compiles as strict C11; and on double and min on complex do not. */
+Test(teams, generic_names_compile, .timeout = 120)
+{
+    const char *flags = "-std=c11 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -I"
+                        GSHMEM_SOURCE_DIR "/include";
+    const char *file = GSHMEM_SOURCE_DIR "/tests/compile/shmem_team_generic_check.c";
+    static const char *const wrong[] = {"", "-DSHMEM_GENERIC_WRONG_AND",
+                                        "-DSHMEM_GENERIC_WRONG_MIN"};
+    for (int i = 0; i < 3; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "%s %s %s %s", GSHMEM_C_COMPILER, flags, wrong[i], file);
+        test_run_t r = test_run(NULL, cmd, 100);
+        if (i == 0)
+            cr_expect(r.status == 0, "the generic names do not compile (status %d):\n%s",
+                      r.status, test_tail(&r));
+        else
+            cr_expect(r.status != 0 && strstr(r.output, "_Generic") != NULL,
+                      "%s compiled (status %d):\n%s", wrong[i], r.status, test_tail(&r));
+        test_run_free(&r);
+    }
+}
