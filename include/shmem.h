@@ -244,30 +244,35 @@ typedef long double gshmemi_st_longdouble;
     GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal, PRE, CX)                                        \
     GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal_nbi, PRE, CX)
 
-GSHMEMI_SHMEM_BOTH(RMA, float, float, float)
-GSHMEMI_SHMEM_BOTH(RMA, double, double, double)
-GSHMEMI_SHMEM_BOTH(RMA, long double, longdouble, longdouble)
-GSHMEMI_SHMEM_BOTH(RMA, char, char, int8)
-GSHMEMI_SHMEM_BOTH(RMA, signed char, schar, int8)
-GSHMEMI_SHMEM_BOTH(RMA, short, short, int16)
-GSHMEMI_SHMEM_BOTH(RMA, int, int, int32)
-GSHMEMI_SHMEM_BOTH(RMA, long, long, int64)
-GSHMEMI_SHMEM_BOTH(RMA, long long, longlong, int64)
-GSHMEMI_SHMEM_BOTH(RMA, unsigned char, uchar, uint8)
-GSHMEMI_SHMEM_BOTH(RMA, unsigned short, ushort, uint16)
-GSHMEMI_SHMEM_BOTH(RMA, unsigned int, uint, uint32)
-GSHMEMI_SHMEM_BOTH(RMA, unsigned long, ulong, uint64)
-GSHMEMI_SHMEM_BOTH(RMA, unsigned long long, ulonglong, uint64)
-GSHMEMI_SHMEM_BOTH(RMA, int8_t, int8, int8)
-GSHMEMI_SHMEM_BOTH(RMA, int16_t, int16, int16)
-GSHMEMI_SHMEM_BOTH(RMA, int32_t, int32, int32)
-GSHMEMI_SHMEM_BOTH(RMA, int64_t, int64, int64)
-GSHMEMI_SHMEM_BOTH(RMA, uint8_t, uint8, uint8)
-GSHMEMI_SHMEM_BOTH(RMA, uint16_t, uint16, uint16)
-GSHMEMI_SHMEM_BOTH(RMA, uint32_t, uint32, uint32)
-GSHMEMI_SHMEM_BOTH(RMA, uint64_t, uint64, uint64)
-GSHMEMI_SHMEM_BOTH(RMA, size_t, size, uint64)
-GSHMEMI_SHMEM_BOTH(RMA, ptrdiff_t, ptrdiff, int64)
+/* The standard RMA types, X(C type, shmem name, gshmem name): the typed RMA
+ * calls and collectives. */
+#define GSHMEMI_RMA_TYPES(X) \
+    X(float, float, float) \
+    X(double, double, double) \
+    X(long double, longdouble, longdouble) \
+    X(char, char, int8) \
+    X(signed char, schar, int8) \
+    X(short, short, int16) \
+    X(int, int, int32) \
+    X(long, long, int64) \
+    X(long long, longlong, int64) \
+    X(unsigned char, uchar, uint8) \
+    X(unsigned short, ushort, uint16) \
+    X(unsigned int, uint, uint32) \
+    X(unsigned long, ulong, uint64) \
+    X(unsigned long long, ulonglong, uint64) \
+    X(int8_t, int8, int8) \
+    X(int16_t, int16, int16) \
+    X(int32_t, int32, int32) \
+    X(int64_t, int64, int64) \
+    X(uint8_t, uint8, uint8) \
+    X(uint16_t, uint16, uint16) \
+    X(uint32_t, uint32, uint32) \
+    X(uint64_t, uint64, uint64) \
+    X(size_t, size, uint64) \
+    X(ptrdiff_t, ptrdiff, int64)
+#define GSHMEMI_SHMEM_RMA_BOTH(T, S, N) GSHMEMI_SHMEM_BOTH(RMA, T, S, N)
+GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_RMA_BOTH)
 
 /* ---- ordering -------------------------------------------------------- */
 #define shmem_quiet gshmem_quiet
@@ -366,18 +371,22 @@ GSHMEMI_SHMEM_BOTH(RMA, ptrdiff_t, ptrdiff, int64)
     GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_or, atomic_fetch_or, atomic_fetch_or_nbi, PRE, CX) \
     GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_xor, atomic_fetch_xor, atomic_fetch_xor_nbi, PRE, CX)
 
-GSHMEMI_SHMEM_BOTH(AMO, int, int, int32)
-GSHMEMI_SHMEM_BOTH(AMO, long, long, int64)
-GSHMEMI_SHMEM_BOTH(AMO, long long, longlong, int64)
-GSHMEMI_SHMEM_BOTH(AMO, unsigned int, uint, uint32)
-GSHMEMI_SHMEM_BOTH(AMO, unsigned long, ulong, uint64)
-GSHMEMI_SHMEM_BOTH(AMO, unsigned long long, ulonglong, uint64)
-GSHMEMI_SHMEM_BOTH(AMO, int32_t, int32, int32)
-GSHMEMI_SHMEM_BOTH(AMO, int64_t, int64, int64)
-GSHMEMI_SHMEM_BOTH(AMO, uint32_t, uint32, uint32)
-GSHMEMI_SHMEM_BOTH(AMO, uint64_t, uint64, uint64)
-GSHMEMI_SHMEM_BOTH(AMO, size_t, size, uint64)
-GSHMEMI_SHMEM_BOTH(AMO, ptrdiff_t, ptrdiff, int64)
+/* The standard AMO types (also the point-synchronization types), as above. */
+#define GSHMEMI_AMO_TYPES(X) \
+    X(int, int, int32) \
+    X(long, long, int64) \
+    X(long long, longlong, int64) \
+    X(unsigned int, uint, uint32) \
+    X(unsigned long, ulong, uint64) \
+    X(unsigned long long, ulonglong, uint64) \
+    X(int32_t, int32, int32) \
+    X(int64_t, int64, int64) \
+    X(uint32_t, uint32, uint32) \
+    X(uint64_t, uint64, uint64) \
+    X(size_t, size, uint64) \
+    X(ptrdiff_t, ptrdiff, int64)
+#define GSHMEMI_SHMEM_AMO_BOTH(T, S, N) GSHMEMI_SHMEM_BOTH(AMO, T, S, N)
+GSHMEMI_AMO_TYPES(GSHMEMI_SHMEM_AMO_BOTH)
 GSHMEMI_SHMEM_BOTH(AMO_EXT, float, float, float)
 GSHMEMI_SHMEM_BOTH(AMO_EXT, double, double, double)
 GSHMEMI_SHMEM_BOTH(AMO_BIT, unsigned int, uint, uint32)
@@ -452,18 +461,7 @@ GSHMEMI_SHMEM_BOTH(AMO_BIT, uint64_t, uint64, uint64)
     GSHMEMI_SHMEM_SYNC_SET(T, S, N, size_t, test_any)                                 \
     GSHMEMI_SHMEM_SYNC_SOME(T, S, N, test_some)
 
-GSHMEMI_SHMEM_SYNC(int, int, int32)
-GSHMEMI_SHMEM_SYNC(long, long, int64)
-GSHMEMI_SHMEM_SYNC(long long, longlong, int64)
-GSHMEMI_SHMEM_SYNC(unsigned int, uint, uint32)
-GSHMEMI_SHMEM_SYNC(unsigned long, ulong, uint64)
-GSHMEMI_SHMEM_SYNC(unsigned long long, ulonglong, uint64)
-GSHMEMI_SHMEM_SYNC(int32_t, int32, int32)
-GSHMEMI_SHMEM_SYNC(int64_t, int64, int64)
-GSHMEMI_SHMEM_SYNC(uint32_t, uint32, uint32)
-GSHMEMI_SHMEM_SYNC(uint64_t, uint64, uint64)
-GSHMEMI_SHMEM_SYNC(size_t, size, uint64)
-GSHMEMI_SHMEM_SYNC(ptrdiff_t, ptrdiff, int64)
+GSHMEMI_AMO_TYPES(GSHMEMI_SHMEM_SYNC)
 
 /* ---- distributed locks (long is int64_t here) ------------------------------ */
 static inline void shmem_set_lock(long *lock)
@@ -493,7 +491,7 @@ static inline int shmem_test_lock(long *lock)
     {                                                                                 \
         return gshmem_##OP##mem(team, dest, source, nelems * sizeof(T));              \
     }
-#define GSHMEMI_SHMEM_COLL(T, S)                                                      \
+#define GSHMEMI_SHMEM_COLL(T, S, N)                                                    \
     static inline int shmem_##S##_broadcast(shmem_team_t team, T *dest, const T *source, \
                                             size_t nelems, int pe_root)               \
     {                                                                                 \
@@ -507,30 +505,7 @@ static inline int shmem_test_lock(long *lock)
     {                                                                                 \
         return gshmem_alltoalls(team, dest, source, dst, sst, sizeof(T), nelems);     \
     }
-GSHMEMI_SHMEM_COLL(float, float)
-GSHMEMI_SHMEM_COLL(double, double)
-GSHMEMI_SHMEM_COLL(long double, longdouble)
-GSHMEMI_SHMEM_COLL(char, char)
-GSHMEMI_SHMEM_COLL(signed char, schar)
-GSHMEMI_SHMEM_COLL(short, short)
-GSHMEMI_SHMEM_COLL(int, int)
-GSHMEMI_SHMEM_COLL(long, long)
-GSHMEMI_SHMEM_COLL(long long, longlong)
-GSHMEMI_SHMEM_COLL(unsigned char, uchar)
-GSHMEMI_SHMEM_COLL(unsigned short, ushort)
-GSHMEMI_SHMEM_COLL(unsigned int, uint)
-GSHMEMI_SHMEM_COLL(unsigned long, ulong)
-GSHMEMI_SHMEM_COLL(unsigned long long, ulonglong)
-GSHMEMI_SHMEM_COLL(int8_t, int8)
-GSHMEMI_SHMEM_COLL(int16_t, int16)
-GSHMEMI_SHMEM_COLL(int32_t, int32)
-GSHMEMI_SHMEM_COLL(int64_t, int64)
-GSHMEMI_SHMEM_COLL(uint8_t, uint8)
-GSHMEMI_SHMEM_COLL(uint16_t, uint16)
-GSHMEMI_SHMEM_COLL(uint32_t, uint32)
-GSHMEMI_SHMEM_COLL(uint64_t, uint64)
-GSHMEMI_SHMEM_COLL(size_t, size)
-GSHMEMI_SHMEM_COLL(ptrdiff_t, ptrdiff)
+GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_COLL)
 
 /* Reductions, per the 1.5 tables: and/or/xor on the unsigned types and
  * int8 .. int64, size; min/max on the integer and real types; sum/prod on

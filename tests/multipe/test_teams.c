@@ -53,36 +53,32 @@ static void teams_bad(const char *tp, int n, const char *mode, const char *const
     test_run_free(&r);
 }
 
-Test(teams_bad, teams, .timeout = 400)
-{
-    static const char *const tps[] = {"shm", "ofi-tcp"};
-    for (int i = 0; i < 2; i++) {
-        const char *bad_team[] = {"gshmem_broadcastmem", "team 40 is not a live team", NULL};
-        teams_bad(tps[i], 2, "bad_team", bad_team);
-        const char *nonmember[] = {"gshmem_int64_sum_reduce", "GSHMEM_TEAM_INVALID", NULL};
-        teams_bad(tps[i], 4, "nonmember", nonmember);
-        const char *root[] = {"gshmem_broadcastmem", "invalid root PE 3", "has 2 PEs", NULL};
-        teams_bad(tps[i], 4, "bad_root", root);
-        const char *split[] = {"gshmem_team_split_strided", "size 5 do not fit parent team 0 of "
-                               "4 PEs", NULL};
-        teams_bad(tps[i], 4, "bad_split", split);
-        const char *many[] = {"gshmem_team_split_strided", "no free team",
-                              "GSHMEM_TEAM_MAX = 64", "split 61 refused", NULL};
-        teams_bad(tps[i], 2, "too_many_teams", many);
-        const char *wrld[] = {"gshmem_team_destroy", "team 0 is predefined", NULL};
-        teams_bad(tps[i], 2, "destroy_world", wrld);
-    }
-}
+/* Each misuse, at n PEs: the strings its message must hold. */
+static const struct {
+    const char *mode;
+    int n;
+    const char *want[4];
+} teams_misuse[] = {
+    {"bad_team", 2, {"gshmem_broadcastmem", "team 40 is not a live team"}},
+    {"nonmember", 4, {"gshmem_int64_sum_reduce", "GSHMEM_TEAM_INVALID"}},
+    {"bad_root", 4, {"gshmem_broadcastmem", "invalid root PE 3", "has 2 PEs"}},
+    {"bad_split", 4, {"gshmem_team_split_strided", "size 5 do not fit parent team 0 of 4 PEs"}},
+    {"too_many_teams", 2, {"gshmem_team_split_strided", "no free team", "GSHMEM_TEAM_MAX = 64",
+                           "split 61 refused"}},
+    {"destroy_world", 2, {"gshmem_team_destroy", "team 0 is predefined"}},
+    {"ctx_destroyed", 2, {"shmem_ctx_long_p", "is not a live context"}},
+    {"ctx_invalid", 2, {"gshmem_ctx_putmem", "GSHMEM_CTX_INVALID"}},
+};
 
-Test(teams_bad, contexts, .timeout = 200)
+Test(teams_bad, misuse, .timeout = 600)
 {
     static const char *const tps[] = {"shm", "ofi-tcp"};
-    for (int i = 0; i < 2; i++) {
-        const char *gone[] = {"shmem_ctx_long_p", "is not a live context", NULL};
-        teams_bad(tps[i], 2, "ctx_destroyed", gone);
-        const char *inv[] = {"gshmem_ctx_putmem", "GSHMEM_CTX_INVALID", NULL};
-        teams_bad(tps[i], 2, "ctx_invalid", inv);
-    }
+    for (int i = 0; i < 2; i++)
+        for (size_t k = 0; k < sizeof teams_misuse / sizeof teams_misuse[0]; k++) {
+            const char *want[5] = {NULL};
+            memcpy(want, teams_misuse[k].want, sizeof teams_misuse[k].want);
+            teams_bad(tps[i], teams_misuse[k].n, teams_misuse[k].mode, want);
+        }
 }
 
 /* Every generic name of teams and contexts with every type of its list

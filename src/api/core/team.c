@@ -186,21 +186,22 @@ void gshmemi_team_exchange(const char *call, gshmemi_team_t *t, uint64_t v, uint
 
 /* ---- queries -------------------------------------------------------------- */
 
+/* my_pe and n_pes: the team, or NULL for GSHMEM_TEAM_INVALID (-1, quietly). */
+static const gshmemi_team_t *gshmemi_team_query(const char *call, gshmem_team_t team)
+{
+    GSHMEMI_REQUIRE_INIT(call);
+    return team == GSHMEM_TEAM_INVALID ? NULL : gshmemi_team_get(call, team);
+}
+
 int gshmem_team_my_pe(gshmem_team_t team)
 {
-    GSHMEMI_REQUIRE_INIT("gshmem_team_my_pe");
-    if (team == GSHMEM_TEAM_INVALID)
-        return -1;
-    gshmemi_team_t *t = gshmemi_team_get("gshmem_team_my_pe", team);
+    const gshmemi_team_t *t = gshmemi_team_query("gshmem_team_my_pe", team);
     return t != NULL ? t->my_idx : -1;
 }
 
 int gshmem_team_n_pes(gshmem_team_t team)
 {
-    GSHMEMI_REQUIRE_INIT("gshmem_team_n_pes");
-    if (team == GSHMEM_TEAM_INVALID)
-        return -1;
-    gshmemi_team_t *t = gshmemi_team_get("gshmem_team_n_pes", team);
+    const gshmemi_team_t *t = gshmemi_team_query("gshmem_team_n_pes", team);
     return t != NULL ? t->size : -1;
 }
 
