@@ -9,8 +9,10 @@
  * atomics (standard, extended, bitwise, non-blocking fetching), point
  * synchronization (with the _all/_any/_some and _vector forms), setup and
  * query calls are here, with the C11 generic names where the compiler is
- * C11 (not C++). Collectives exist on SHMEM_TEAM_WORLD only; other teams
- * return a non-zero status; contexts and team management are absent. */
+ * C11 (not C++). Teams (WORLD, SHARED, strided and 2d splits), contexts
+ * (each maps onto the default one: gshmem.h) with the shmem_ctx_* forms of
+ * the typed RMA and AMO calls, and the collectives and reductions on any
+ * team are here too. */
 #ifndef GSHMEM_SHMEM_H
 #define GSHMEM_SHMEM_H
 
@@ -204,19 +206,20 @@ typedef long double gshmemi_st_longdouble;
 
 /* One contiguous (put, get, put_nbi, get_nbi), strided (iput, iget) or
  * put-with-signal (put_signal, put_signal_nbi) call OP for C type T on N. */
-#define GSHMEMI_SHMEM_RMA_C(T, S, N, OP, PRE, CX)                                              \
-    static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, size_t nelems, int pe) \
+#define GSHMEMI_SHMEM_RMA_C(T, S, N, OP, PRE, CX)                                     \
+    static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, size_t nelems, \
+                                     int pe)                                          \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, pe);   \
     }
-#define GSHMEMI_SHMEM_RMA_I(T, S, N, OP, PRE, CX)                                              \
-    static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, ptrdiff_t dst,      \
+#define GSHMEMI_SHMEM_RMA_I(T, S, N, OP, PRE, CX)                                     \
+    static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, ptrdiff_t dst, \
                                         ptrdiff_t sst, size_t nelems, int pe)         \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), dst, sst, nelems, pe); \
     }
-#define GSHMEMI_SHMEM_RMA_SIG(T, S, N, OP, PRE, CX)                                            \
-    static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, size_t nelems,      \
+#define GSHMEMI_SHMEM_RMA_SIG(T, S, N, OP, PRE, CX)                                   \
+    static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, size_t nelems, \
                                         uint64_t *sig_addr, uint64_t signal, int sig_op, \
                                         int pe)                                       \
     { GSHMEMI_C_##CX                                                                  \
@@ -226,50 +229,50 @@ typedef long double gshmemi_st_longdouble;
 
 /* shmem_<S>_{p,g,put,get,put_nbi,get_nbi,iput,iget,put_signal,
  * put_signal_nbi} for C type T on gshmem type N. */
-#define GSHMEMI_SHMEM_RMA(T, S, N, PRE, CX)                                                    \
-    static inline void PRE##S##_p(GSHMEMI_P_##CX T *dest, T value, int pe)                        \
+#define GSHMEMI_SHMEM_RMA(T, S, N, PRE, CX)                                           \
+    static inline void PRE##S##_p(GSHMEMI_P_##CX T *dest, T value, int pe)            \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_p(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);               \
     }                                                                                 \
-    static inline T PRE##S##_g(GSHMEMI_P_##CX const T *source, int pe)                            \
+    static inline T PRE##S##_g(GSHMEMI_P_##CX const T *source, int pe)                \
     { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_g(GSHMEMI_SCP(N, source), pe);                         \
     }                                                                                 \
-    GSHMEMI_SHMEM_RMA_C(T, S, N, put, PRE, CX)                                                 \
-    GSHMEMI_SHMEM_RMA_C(T, S, N, get, PRE, CX)                                                 \
-    GSHMEMI_SHMEM_RMA_C(T, S, N, put_nbi, PRE, CX)                                             \
-    GSHMEMI_SHMEM_RMA_C(T, S, N, get_nbi, PRE, CX)                                             \
-    GSHMEMI_SHMEM_RMA_I(T, S, N, iput, PRE, CX)                                                \
-    GSHMEMI_SHMEM_RMA_I(T, S, N, iget, PRE, CX)                                                \
-    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal, PRE, CX)                                        \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, put, PRE, CX)                                        \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, get, PRE, CX)                                        \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, put_nbi, PRE, CX)                                    \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, get_nbi, PRE, CX)                                    \
+    GSHMEMI_SHMEM_RMA_I(T, S, N, iput, PRE, CX)                                       \
+    GSHMEMI_SHMEM_RMA_I(T, S, N, iget, PRE, CX)                                       \
+    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal, PRE, CX)                               \
     GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal_nbi, PRE, CX)
 
 /* The standard RMA types, X(C type, shmem name, gshmem name): the typed RMA
  * calls and collectives. */
-#define GSHMEMI_RMA_TYPES(X) \
-    X(float, float, float) \
-    X(double, double, double) \
-    X(long double, longdouble, longdouble) \
-    X(char, char, int8) \
-    X(signed char, schar, int8) \
-    X(short, short, int16) \
-    X(int, int, int32) \
-    X(long, long, int64) \
-    X(long long, longlong, int64) \
-    X(unsigned char, uchar, uint8) \
-    X(unsigned short, ushort, uint16) \
-    X(unsigned int, uint, uint32) \
-    X(unsigned long, ulong, uint64) \
-    X(unsigned long long, ulonglong, uint64) \
-    X(int8_t, int8, int8) \
-    X(int16_t, int16, int16) \
-    X(int32_t, int32, int32) \
-    X(int64_t, int64, int64) \
-    X(uint8_t, uint8, uint8) \
-    X(uint16_t, uint16, uint16) \
-    X(uint32_t, uint32, uint32) \
-    X(uint64_t, uint64, uint64) \
-    X(size_t, size, uint64) \
+#define GSHMEMI_RMA_TYPES(X)                                                          \
+    X(float, float, float)                                                            \
+    X(double, double, double)                                                         \
+    X(long double, longdouble, longdouble)                                            \
+    X(char, char, int8)                                                               \
+    X(signed char, schar, int8)                                                       \
+    X(short, short, int16)                                                            \
+    X(int, int, int32)                                                                \
+    X(long, long, int64)                                                              \
+    X(long long, longlong, int64)                                                     \
+    X(unsigned char, uchar, uint8)                                                    \
+    X(unsigned short, ushort, uint16)                                                 \
+    X(unsigned int, uint, uint32)                                                     \
+    X(unsigned long, ulong, uint64)                                                   \
+    X(unsigned long long, ulonglong, uint64)                                          \
+    X(int8_t, int8, int8)                                                             \
+    X(int16_t, int16, int16)                                                          \
+    X(int32_t, int32, int32)                                                          \
+    X(int64_t, int64, int64)                                                          \
+    X(uint8_t, uint8, uint8)                                                          \
+    X(uint16_t, uint16, uint16)                                                       \
+    X(uint32_t, uint32, uint32)                                                       \
+    X(uint64_t, uint64, uint64)                                                       \
+    X(size_t, size, uint64)                                                           \
     X(ptrdiff_t, ptrdiff, int64)
 #define GSHMEMI_SHMEM_RMA_BOTH(T, S, N) GSHMEMI_SHMEM_BOTH(RMA, T, S, N)
 GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_RMA_BOTH)
@@ -284,16 +287,16 @@ GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_RMA_BOTH)
 
 /* ---- atomics ----------------------------------------------------------- */
 /* Extended AMOs (every AMO type, float and double): fetch, set, swap. */
-#define GSHMEMI_SHMEM_AMO_EXT(T, S, N, PRE, CX)                                                \
-    static inline T PRE##S##_atomic_fetch(GSHMEMI_P_##CX const T *source, int pe)                 \
+#define GSHMEMI_SHMEM_AMO_EXT(T, S, N, PRE, CX)                                       \
+    static inline T PRE##S##_atomic_fetch(GSHMEMI_P_##CX const T *source, int pe)     \
     { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_atomic_fetch(GSHMEMI_SCP(N, source), pe);              \
     }                                                                                 \
-    static inline void PRE##S##_atomic_set(GSHMEMI_P_##CX T *dest, T value, int pe)               \
+    static inline void PRE##S##_atomic_set(GSHMEMI_P_##CX T *dest, T value, int pe)   \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_set(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);      \
     }                                                                                 \
-    static inline T PRE##S##_atomic_swap(GSHMEMI_P_##CX T *dest, T value, int pe)                 \
+    static inline T PRE##S##_atomic_swap(GSHMEMI_P_##CX T *dest, T value, int pe)     \
     { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_atomic_swap(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe); \
     }                                                                                 \
@@ -308,14 +311,14 @@ GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_RMA_BOTH)
     }
 
 /* Standard AMOs: the extended ones and add, inc, compare_swap. */
-#define GSHMEMI_SHMEM_AMO(T, S, N, PRE, CX)                                                    \
-    GSHMEMI_SHMEM_AMO_EXT(T, S, N, PRE, CX)                                                    \
-    static inline T PRE##S##_atomic_fetch_add(GSHMEMI_P_##CX T *dest, T value, int pe)            \
+#define GSHMEMI_SHMEM_AMO(T, S, N, PRE, CX)                                           \
+    GSHMEMI_SHMEM_AMO_EXT(T, S, N, PRE, CX)                                           \
+    static inline T PRE##S##_atomic_fetch_add(GSHMEMI_P_##CX T *dest, T value, int pe) \
     { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_atomic_fetch_add(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, \
                                                 pe);                                  \
     }                                                                                 \
-    static inline void PRE##S##_atomic_add(GSHMEMI_P_##CX T *dest, T value, int pe)               \
+    static inline void PRE##S##_atomic_add(GSHMEMI_P_##CX T *dest, T value, int pe)   \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_add(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);      \
     }                                                                                 \
@@ -324,20 +327,21 @@ GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_RMA_BOTH)
         return (T)gshmem_##N##_atomic_compare_swap(GSHMEMI_SP(N, dest), (gshmemi_st_##N)cond, \
                                                    (gshmemi_st_##N)value, pe);        \
     }                                                                                 \
-    static inline void PRE##S##_atomic_inc(GSHMEMI_P_##CX T *dest, int pe)                        \
+    static inline void PRE##S##_atomic_inc(GSHMEMI_P_##CX T *dest, int pe)            \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_inc(GSHMEMI_SP(N, dest), pe);                             \
     }                                                                                 \
-    static inline T PRE##S##_atomic_fetch_inc(GSHMEMI_P_##CX T *dest, int pe)                     \
+    static inline T PRE##S##_atomic_fetch_inc(GSHMEMI_P_##CX T *dest, int pe)         \
     { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_atomic_fetch_inc(GSHMEMI_SP(N, dest), pe);             \
     }                                                                                 \
-    static inline void PRE##S##_atomic_fetch_add_nbi(GSHMEMI_P_##CX T *fetch, T *dest, T value, int pe) \
+    static inline void PRE##S##_atomic_fetch_add_nbi(GSHMEMI_P_##CX T *fetch, T *dest, T value, \
+                                                     int pe)                          \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_fetch_add_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest),  \
                                           (gshmemi_st_##N)value, pe);                 \
     }                                                                                 \
-    static inline void PRE##S##_atomic_fetch_inc_nbi(GSHMEMI_P_##CX T *fetch, T *dest, int pe)    \
+    static inline void PRE##S##_atomic_fetch_inc_nbi(GSHMEMI_P_##CX T *fetch, T *dest, int pe) \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_fetch_inc_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), pe); \
     }                                                                                 \
@@ -352,38 +356,38 @@ GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_RMA_BOTH)
 /* Bitwise AMOs: A, F and FN name the plain, fetching and fetching _nbi
  * call of one op (whole names: C++ takes a lone and/or/xor as an
  * operator). */
-#define GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, A, F, FN, PRE, CX)                                   \
-    static inline void PRE##S##_##A(GSHMEMI_P_##CX T *dest, T value, int pe)                      \
+#define GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, A, F, FN, PRE, CX)                          \
+    static inline void PRE##S##_##A(GSHMEMI_P_##CX T *dest, T value, int pe)          \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_##A(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);             \
     }                                                                                 \
-    static inline T PRE##S##_##F(GSHMEMI_P_##CX T *dest, T value, int pe)                         \
+    static inline T PRE##S##_##F(GSHMEMI_P_##CX T *dest, T value, int pe)             \
     { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_##F(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);   \
     }                                                                                 \
-    static inline void PRE##S##_##FN(GSHMEMI_P_##CX T *fetch, T *dest, T value, int pe)           \
+    static inline void PRE##S##_##FN(GSHMEMI_P_##CX T *fetch, T *dest, T value, int pe) \
     { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_##FN(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, \
                           pe);                                                        \
     }
-#define GSHMEMI_SHMEM_AMO_BIT(T, S, N, PRE, CX)                                                \
+#define GSHMEMI_SHMEM_AMO_BIT(T, S, N, PRE, CX)                                       \
     GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_and, atomic_fetch_and, atomic_fetch_and_nbi, PRE, CX) \
     GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_or, atomic_fetch_or, atomic_fetch_or_nbi, PRE, CX) \
     GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_xor, atomic_fetch_xor, atomic_fetch_xor_nbi, PRE, CX)
 
 /* The standard AMO types (also the point-synchronization types), as above. */
-#define GSHMEMI_AMO_TYPES(X) \
-    X(int, int, int32) \
-    X(long, long, int64) \
-    X(long long, longlong, int64) \
-    X(unsigned int, uint, uint32) \
-    X(unsigned long, ulong, uint64) \
-    X(unsigned long long, ulonglong, uint64) \
-    X(int32_t, int32, int32) \
-    X(int64_t, int64, int64) \
-    X(uint32_t, uint32, uint32) \
-    X(uint64_t, uint64, uint64) \
-    X(size_t, size, uint64) \
+#define GSHMEMI_AMO_TYPES(X)                                                          \
+    X(int, int, int32)                                                                \
+    X(long, long, int64)                                                              \
+    X(long long, longlong, int64)                                                     \
+    X(unsigned int, uint, uint32)                                                     \
+    X(unsigned long, ulong, uint64)                                                   \
+    X(unsigned long long, ulonglong, uint64)                                          \
+    X(int32_t, int32, int32)                                                          \
+    X(int64_t, int64, int64)                                                          \
+    X(uint32_t, uint32, uint32)                                                       \
+    X(uint64_t, uint64, uint64)                                                       \
+    X(size_t, size, uint64)                                                           \
     X(ptrdiff_t, ptrdiff, int64)
 #define GSHMEMI_SHMEM_AMO_BOTH(T, S, N) GSHMEMI_SHMEM_BOTH(AMO, T, S, N)
 GSHMEMI_AMO_TYPES(GSHMEMI_SHMEM_AMO_BOTH)
@@ -438,17 +442,17 @@ GSHMEMI_SHMEM_BOTH(AMO_BIT, uint64_t, uint64, uint64)
     {                                                                                 \
         gshmem_##N##_wait_until(GSHMEMI_SP(N, ivar), cmp, (gshmemi_st_##N)cmp_value); \
     }                                                                                 \
-    static inline int shmem_##S##_test(T *ivar, int cmp, T cmp_value)                \
+    static inline int shmem_##S##_test(T *ivar, int cmp, T cmp_value)                 \
     {                                                                                 \
         return gshmem_##N##_test(GSHMEMI_SP(N, ivar), cmp, (gshmemi_st_##N)cmp_value); \
     }                                                                                 \
-    static inline void shmem_##S##_wait_until_all(T *ivars, size_t nelems,           \
+    static inline void shmem_##S##_wait_until_all(T *ivars, size_t nelems,            \
                                                   const int *status, int cmp, T cmp_value) \
     {                                                                                 \
         gshmem_##N##_wait_until_all(GSHMEMI_SP(N, ivars), nelems, status, cmp,        \
                                     (gshmemi_st_##N)cmp_value);                       \
     }                                                                                 \
-    static inline void shmem_##S##_wait_until_all_vector(T *ivars, size_t nelems,    \
+    static inline void shmem_##S##_wait_until_all_vector(T *ivars, size_t nelems,     \
                                                          const int *status, int cmp,  \
                                                          T *cmp_values)               \
     {                                                                                 \
@@ -491,7 +495,7 @@ static inline int shmem_test_lock(long *lock)
     {                                                                                 \
         return gshmem_##OP##mem(team, dest, source, nelems * sizeof(T));              \
     }
-#define GSHMEMI_SHMEM_COLL(T, S, N)                                                    \
+#define GSHMEMI_SHMEM_COLL(T, S, N)                                                   \
     static inline int shmem_##S##_broadcast(shmem_team_t team, T *dest, const T *source, \
                                             size_t nelems, int pe_root)               \
     {                                                                                 \
@@ -601,7 +605,7 @@ GSHMEMI_SHMEM_REDUCE_ARITH(double _Complex, complexd, complexd)
 #define GSHMEMI_GEN_RED_REAL_(PRE, OP)                                                \
     char: PRE##char_##OP, signed char: PRE##schar_##OP, short: PRE##short_##OP,       \
     int: PRE##int_##OP, long: PRE##long_##OP, long long: PRE##longlong_##OP,          \
-    unsigned char: PRE##uchar_##OP, unsigned short: PRE##ushort_##OP,                \
+    unsigned char: PRE##uchar_##OP, unsigned short: PRE##ushort_##OP,                 \
     unsigned int: PRE##uint_##OP, unsigned long: PRE##ulong_##OP,                     \
     unsigned long long: PRE##ulonglong_##OP, float: PRE##float_##OP,                  \
     double: PRE##double_##OP, long double: PRE##longdouble_##OP
