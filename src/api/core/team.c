@@ -105,8 +105,11 @@ fail:
 
 void gshmemi_team_teardown(gshmemi_state_t *g)
 {
-    for (int i = 0; i < GSHMEM_TEAM_MAX; i++)
+    for (int i = 0; i < GSHMEM_TEAM_MAX; i++) {
+        if (gshmemi_teams[i].live)
+            gshmemi_ctx_drop_team(i);   /* every context belongs to a live team */
         gshmemi_team_free(&gshmemi_teams[i]);
+    }
     if (gshmemi_team_area != NULL && g->heap.alloc != NULL)
         (void)gshmemi_alloc_put(g->heap.alloc,
                                 (size_t)((char *)gshmemi_team_area - (char *)g->heap.base));
