@@ -1,7 +1,8 @@
 /* test_teams: teams, contexts and collectives on any team (pe_api_teams)
  * at 2 and 4 PEs over shm, ofi with the shm provider, ofi with
- * tcp;ofi_rxm on loopback and ofi's active messages; its misuse modes, each of which must end the job
- * before the time limit with a message naming the call and the values; and
+ * tcp;ofi_rxm on loopback and ofi's active messages; its misuse modes,
+ * each of which must end the job before the time limit with a message
+ * naming the call and the values; and
  * the generic names of teams and contexts at compile time (wrong types must
  * not compile). */
 #include <criterion/criterion.h>
@@ -12,27 +13,9 @@
 
 #define TEAMS_TIMEOUT_S 120
 
-#define TEAMS_AM_ENV "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_AM=1 GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' " \
-                     "FI_TCP_IFACE=lo " TEST_AM_HOST_CHUNK
-
-static test_run_t teams_run(const char *env, int n, const char *mode)
+static void teams_ok(const char *env, const char *what)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
-             "%%B/tests/pe/pe_api_teams %s", n, TEAMS_TIMEOUT_S, mode ? mode : "");
-    return test_run(env, cmd, TEAMS_TIMEOUT_S + 10);
-}
-
-static void teams_ok(const char *env, const char *tp)
-{
-    static const int pes[] = {2, 4};
-    for (size_t i = 0; i < sizeof pes / sizeof pes[0]; i++) {
-        test_run_t r = teams_run(env, pes[i], NULL);
-        cr_expect(r.status == 0 && strstr(r.output, "pe_api_teams: OK") != NULL,
-                  "pe_api_teams over %s with %d PEs: exit status %d after %.1f s; output "
-                  "(end):\n%s", tp, pes[i], r.status, r.seconds, test_tail(&r));
-        test_run_free(&r);
-    }
+    test_expect_ok_2_4(env, what, "pe_api_teams", TEAMS_TIMEOUT_S);
 }
 
 Test(teams, shm, .timeout = 400) { teams_ok(test_tp_env("shm"), "shm"); }
@@ -40,13 +23,13 @@ Test(teams, ofi_shm, .timeout = 400) { teams_ok(test_tp_env("ofi-shm"), "ofi-shm
 Test(teams, ofi_tcp, .timeout = 400) { teams_ok(test_tp_env("ofi-tcp"), "ofi-tcp"); }
 /* ofi active messages: the barrier counters' AMOs and the gets of the
  * reductions as messages. */
-Test(teams, ofi_am_tcp, .timeout = 400) { teams_ok(TEAMS_AM_ENV, "ofi active messages"); }
+Test(teams, ofi_am_tcp, .timeout = 400) { teams_ok(TEST_AM_HOST_ENV, "ofi active messages"); }
 
 /* mode must end the job (not by the timeout, not with status 9: the call
  * accepted the misuse) with every string of want[] in the output. */
 static void teams_bad(const char *tp, int n, const char *mode, const char *const *want)
 {
-    test_run_t r = teams_run(test_tp_env(tp), n, mode);
+    test_run_t r = test_run_pes(tp, n, "pe_api_teams", mode, TEAMS_TIMEOUT_S);
     cr_expect(r.status != 0 && r.status != 9 && r.status != 124 && r.seconds < TEAMS_TIMEOUT_S,
               "pe_api_teams %s over %s with %d PEs: exit status %d after %.1f s (want non-zero "
               "before the timeout); output:\n%s", mode, tp, n, r.status, r.seconds,
