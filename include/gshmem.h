@@ -273,30 +273,135 @@ void gshmem_set_lock(int64_t *lock);
 void gshmem_clear_lock(int64_t *lock);
 int gshmem_test_lock(int64_t *lock);
 
-/* ---- collectives on GSHMEM_TEAM_WORLD ---------------------------------- */
-/* dest and source are symmetric; sizes in bytes for the *mem forms, in
- * elements for reductions. Return 0 on success, like OpenSHMEM 1.5. */
+/* ---- teams ------------------------------------------------------------ */
+/* A team is an ordered subset of PEs; a PE's number in it runs from 0 to
+ * n_pes - 1. Predefined: GSHMEM_TEAM_WORLD, GSHMEM_TEAM_SHARED and
+ * GSHMEM_TEAM_NODE (gshmem_types.h). Splits are collective over the parent
+ * team (every parent member calls with the same arguments); a PE that is
+ * not in a new team gets GSHMEM_TEAM_INVALID. At most GSHMEM_TEAM_MAX
+ * teams are live on a PE at once, the three predefined ones included; a
+ * split beyond that returns GSHMEM_ERR_NOMEM on every parent member, logged.
+ * Calls returning int give 0 or a negative status with the cause logged
+ * (naming the call and the values); a team handle that is neither live nor
+ * GSHMEM_TEAM_INVALID is refused the same way. */
+#define GSHMEM_TEAM_MAX 64
+typedef struct gshmem_team_config {
+    int num_contexts;   /* contexts the team is asked to support (a hint here) */
+} gshmem_team_config_t;
+#define GSHMEM_TEAM_NUM_CONTEXTS (1L << 0)   /* config_mask: num_contexts is set */
+
+int gshmem_team_my_pe(gshmem_team_t team);    /* -1 for GSHMEM_TEAM_INVALID */
+int gshmem_team_n_pes(gshmem_team_t team);    /* -1 for GSHMEM_TEAM_INVALID */
+/* PEs start, start + stride, ... (size of them, stride >= 1) of parent. */
+int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, int size,
+                              const gshmem_team_config_t *config, long config_mask,
+                              gshmem_team_t *new_team);
+/* parent as a grid of rows of xrange PEs (the last row may be short):
+ * *xaxis_team is this PE's row, *yaxis_team its column. */
+int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
+                         const gshmem_team_config_t *xaxis_config, long xaxis_mask,
+                         gshmem_team_t *xaxis_team,
+                         const gshmem_team_config_t *yaxis_config, long yaxis_mask,
+                         gshmem_team_t *yaxis_team);
+/* src_pe of src_team as a PE number of dest_team; -1 when it is not in
+ * dest_team, or either team is GSHMEM_TEAM_INVALID. */
+int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team);
+int gshmem_team_get_config(gshmem_team_t team, long config_mask,
+                           gshmem_team_config_t *config);
+/* Barrier among the team's members only (no quiet); the other PEs are not
+ * involved. */
+int gshmem_team_sync(gshmem_team_t team);
+/* Destroys the team and the contexts made from it; GSHMEM_TEAM_INVALID: no
+ * effect; a predefined team ends the job. */
+void gshmem_team_destroy(gshmem_team_t team);
+
+/* ---- contexts ----------------------------------------------------------- */
+/* Every context maps onto the default one for now: operations on a context
+ * are the plain calls, and quiet/fence on a context complete/order every
+ * operation of the PE (correct, conservative). A context that is not live
+ * (destroyed, never created, GSHMEM_CTX_INVALID) ends the job, naming the
+ * call. Options: GSHMEM_CTX_PRIVATE, _SERIALIZED, _NOSTORE, accepted. */
+typedef struct gshmem_ctx_handle *gshmem_ctx_t;   /* opaque: never dereferenced */
+#define GSHMEM_CTX_INVALID ((gshmem_ctx_t)0)
+#define GSHMEM_CTX_DEFAULT ((gshmem_ctx_t)1)
+#define GSHMEM_CTX_SERIALIZED (1L << 0)
+#define GSHMEM_CTX_PRIVATE (1L << 1)
+#define GSHMEM_CTX_NOSTORE (1L << 2)
+#define GSHMEM_CTX_MAX 1024   /* contexts live at once on a PE */
+
+/* 0, or a negative status (bad options, no free context) and
+ * *ctx = GSHMEM_CTX_INVALID. */
+int gshmem_ctx_create(long options, gshmem_ctx_t *ctx);
+int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_ctx_t *ctx);
+/* Quiet, then destroy; GSHMEM_CTX_INVALID: no effect. */
+void gshmem_ctx_destroy(gshmem_ctx_t ctx);
+int gshmem_ctx_get_team(gshmem_ctx_t ctx, gshmem_team_t *team);
+/* Ends the job naming call when ctx is not a live context (used by
+ * shmem.h's shmem_ctx_* wrappers before the plain call). */
+void gshmem_ctx_check(gshmem_ctx_t ctx, const char *call);
+void gshmem_ctx_quiet(gshmem_ctx_t ctx);
+void gshmem_ctx_fence(gshmem_ctx_t ctx);
+void gshmem_ctx_putmem(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                       int pe);
+void gshmem_ctx_getmem(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                       int pe);
+void gshmem_ctx_putmem_nbi(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                           int pe);
+void gshmem_ctx_getmem_nbi(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                           int pe);
+
+/* ---- collectives (any team) -------------------------------------------- */
+/* Collective over team's members; dest and source are symmetric; sizes in
+ * bytes for the *mem forms, elements of elem_size bytes where given, and
+ * elements for reductions; pe_root is a team PE number. Return 0 on
+ * success, like OpenSHMEM 1.5, else a negative status, logged (not a
+ * member, bad root, a CUDA heap for reductions: the host reads the data). */
 int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source,
                         size_t nelems, int pe_root);
 int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *source,
                        size_t nelems);
+/* nelems may differ per PE: blocks land in team order, packed. */
+int gshmem_collectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
 int gshmem_alltoallmem(gshmem_team_t team, void *dest, const void *source,
                        size_t nelems);
+/* Strided all-to-all: element k of the block for team PE j is source[(j *
+ * nelems + k) * sst], landing at dest[(me * nelems + k) * dst] on j. */
+int gshmem_alltoalls(gshmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                     ptrdiff_t sst, size_t elem_size, size_t nelems);
+int gshmem_alltoallsmem(gshmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                        ptrdiff_t sst, size_t nelems);
 
-#define GSHMEMI_DECL_REDUCE(T, N)                                                 \
-    int gshmem_##N##_sum_reduce(gshmem_team_t team, T *dest, const T *source,     \
-                                size_t nreduce);                                  \
-    int gshmem_##N##_max_reduce(gshmem_team_t team, T *dest, const T *source,     \
-                                size_t nreduce);                                  \
-    int gshmem_##N##_min_reduce(gshmem_team_t team, T *dest, const T *source,     \
-                                size_t nreduce);
-GSHMEMI_DECL_REDUCE(int32_t, int32)
-GSHMEMI_DECL_REDUCE(int64_t, int64)
-GSHMEMI_DECL_REDUCE(float, float)
-GSHMEMI_DECL_REDUCE(double, double)
-
-int gshmem_team_my_pe(gshmem_team_t team);
-int gshmem_team_n_pes(gshmem_team_t team);
+/* Reductions: dest[i] = source[i] of every member combined in team order
+ * (bit-identical on every PE); dest may be source. and/or/xor on the
+ * integer types, min/max on every real type, sum/prod on all (complex
+ * ones too, in C). */
+#define GSHMEMI_DECL_REDUCE_OP(T, N, OP)                                          \
+    int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T *dest, const T *source,  \
+                                   size_t nreduce);
+#define GSHMEMI_DECL_REDUCE_ARITH(T, N)                                           \
+    GSHMEMI_DECL_REDUCE_OP(T, N, sum) GSHMEMI_DECL_REDUCE_OP(T, N, prod)
+#define GSHMEMI_DECL_REDUCE_REAL(T, N)                                            \
+    GSHMEMI_DECL_REDUCE_ARITH(T, N)                                               \
+    GSHMEMI_DECL_REDUCE_OP(T, N, min) GSHMEMI_DECL_REDUCE_OP(T, N, max)
+#define GSHMEMI_DECL_REDUCE_INT(T, N)                                             \
+    GSHMEMI_DECL_REDUCE_REAL(T, N)                                                \
+    GSHMEMI_DECL_REDUCE_OP(T, N, and) GSHMEMI_DECL_REDUCE_OP(T, N, or)            \
+    GSHMEMI_DECL_REDUCE_OP(T, N, xor)
+GSHMEMI_DECL_REDUCE_INT(int8_t, int8)
+GSHMEMI_DECL_REDUCE_INT(int16_t, int16)
+GSHMEMI_DECL_REDUCE_INT(int32_t, int32)
+GSHMEMI_DECL_REDUCE_INT(int64_t, int64)
+GSHMEMI_DECL_REDUCE_INT(uint8_t, uint8)
+GSHMEMI_DECL_REDUCE_INT(uint16_t, uint16)
+GSHMEMI_DECL_REDUCE_INT(uint32_t, uint32)
+GSHMEMI_DECL_REDUCE_INT(uint64_t, uint64)
+GSHMEMI_DECL_REDUCE_REAL(float, float)
+GSHMEMI_DECL_REDUCE_REAL(double, double)
+GSHMEMI_DECL_REDUCE_REAL(long double, longdouble)
+#ifndef __cplusplus
+GSHMEMI_DECL_REDUCE_ARITH(float _Complex, complexf)
+GSHMEMI_DECL_REDUCE_ARITH(double _Complex, complexd)
+#endif
 
 #ifdef __cplusplus
 }

@@ -49,8 +49,14 @@ enum {
     GSHMEM_SIGNAL_ADD = 1
 };
 
+/* Teams: a handle is the team's number, the same on every member
+ * (gshmem.h, "teams"). WORLD: every PE; SHARED: the PEs of this node (the
+ * bootstrap's hostname and boot id map), which reach each other by shared
+ * memory; NODE: the same PEs (NVSHMEM's name). */
 typedef int gshmem_team_t;
 #define GSHMEM_TEAM_WORLD ((gshmem_team_t)0)
+#define GSHMEM_TEAM_SHARED ((gshmem_team_t)1)
+#define GSHMEM_TEAM_NODE ((gshmem_team_t)2)
 #define GSHMEM_TEAM_INVALID ((gshmem_team_t)-1)
 
 #ifdef __cplusplus

@@ -9,8 +9,10 @@
  * atomics (standard, extended, bitwise, non-blocking fetching), point
  * synchronization (with the _all/_any/_some and _vector forms), setup and
  * query calls are here, with the C11 generic names where the compiler is
- * C11 (not C++). Collectives exist on SHMEM_TEAM_WORLD only; other teams
- * return a non-zero status; contexts and team management are absent. */
+ * C11 (not C++). Teams (WORLD, SHARED, strided and 2d splits), contexts
+ * (each maps onto the default one: gshmem.h) with the shmem_ctx_* forms of
+ * the typed RMA and AMO calls, and the collectives and reductions on any
+ * team are here too. */
 #ifndef GSHMEM_SHMEM_H
 #define GSHMEM_SHMEM_H
 
@@ -71,7 +73,17 @@ GSHMEMI_STATIC_ASSERT(sizeof(size_t) == 8 && sizeof(ptrdiff_t) == 8,
 
 typedef gshmem_team_t shmem_team_t;
 #define SHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD
+#define SHMEM_TEAM_SHARED GSHMEM_TEAM_SHARED
 #define SHMEM_TEAM_INVALID GSHMEM_TEAM_INVALID
+typedef gshmem_team_config_t shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS GSHMEM_TEAM_NUM_CONTEXTS
+
+typedef gshmem_ctx_t shmem_ctx_t;
+#define SHMEM_CTX_DEFAULT GSHMEM_CTX_DEFAULT
+#define SHMEM_CTX_INVALID GSHMEM_CTX_INVALID
+#define SHMEM_CTX_SERIALIZED GSHMEM_CTX_SERIALIZED
+#define SHMEM_CTX_PRIVATE GSHMEM_CTX_PRIVATE
+#define SHMEM_CTX_NOSTORE GSHMEM_CTX_NOSTORE
 
 /* ---- init / finalize / queries -------------------------------------- */
 /* OpenSHMEM's shmem_init returns nothing: a failure ends the program. */
@@ -92,6 +104,16 @@ static inline void shmem_init(void)
 #define shmem_ptr gshmem_ptr
 #define shmem_team_my_pe gshmem_team_my_pe
 #define shmem_team_n_pes gshmem_team_n_pes
+#define shmem_team_split_strided gshmem_team_split_strided
+#define shmem_team_split_2d gshmem_team_split_2d
+#define shmem_team_translate_pe gshmem_team_translate_pe
+#define shmem_team_get_config gshmem_team_get_config
+#define shmem_team_sync gshmem_team_sync
+#define shmem_team_destroy gshmem_team_destroy
+#define shmem_team_create_ctx gshmem_team_create_ctx
+#define shmem_ctx_create gshmem_ctx_create
+#define shmem_ctx_destroy gshmem_ctx_destroy
+#define shmem_ctx_get_team gshmem_ctx_get_team
 static inline void shmem_query_initialized(int *initialized)
 {
     *initialized = gshmem_initialized();
@@ -116,6 +138,10 @@ static inline void shmem_query_initialized(int *initialized)
 #define shmem_getmem gshmem_getmem
 #define shmem_putmem_nbi gshmem_putmem_nbi
 #define shmem_getmem_nbi gshmem_getmem_nbi
+#define shmem_ctx_putmem gshmem_ctx_putmem
+#define shmem_ctx_getmem gshmem_ctx_getmem
+#define shmem_ctx_putmem_nbi gshmem_ctx_putmem_nbi
+#define shmem_ctx_getmem_nbi gshmem_ctx_getmem_nbi
 
 /* shmem_put8 .. shmem_iget128: the sized forms. */
 #define GSHMEMI_SHMEM_SIZED(B)                                                        \
@@ -167,141 +193,161 @@ typedef long double gshmemi_st_longdouble;
 #define GSHMEMI_SP(N, p) ((gshmemi_st_##N *)(void *)(p))
 #define GSHMEMI_SCP(N, p) ((const gshmemi_st_##N *)(const void *)(p))
 
+/* Every wrapper below comes twice: shmem_<S>_<op>, and shmem_ctx_<S>_<op>
+ * with a context first, checked (gshmem_ctx_check names the call), then the
+ * same plain call (contexts map onto the default one, gshmem.h). */
+#define GSHMEMI_P_NOCTX
+#define GSHMEMI_C_NOCTX
+#define GSHMEMI_P_CTX gshmem_ctx_t ctx,
+#define GSHMEMI_C_CTX gshmem_ctx_check(ctx, __func__);
+#define GSHMEMI_SHMEM_BOTH(KIND, T, S, N)                                             \
+    GSHMEMI_SHMEM_##KIND(T, S, N, shmem_, NOCTX)                                      \
+    GSHMEMI_SHMEM_##KIND(T, S, N, shmem_ctx_, CTX)
+
 /* One contiguous (put, get, put_nbi, get_nbi), strided (iput, iget) or
  * put-with-signal (put_signal, put_signal_nbi) call OP for C type T on N. */
-#define GSHMEMI_SHMEM_RMA_C(T, S, N, OP)                                              \
-    static inline void shmem_##S##_##OP(T *dest, const T *source, size_t nelems, int pe) \
-    {                                                                                 \
+#define GSHMEMI_SHMEM_RMA_C(T, S, N, OP, PRE, CX)                                     \
+    static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, size_t nelems, \
+                                     int pe)                                          \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, pe);   \
     }
-#define GSHMEMI_SHMEM_RMA_I(T, S, N, OP)                                              \
-    static inline void shmem_##S##_##OP(T *dest, const T *source, ptrdiff_t dst,      \
+#define GSHMEMI_SHMEM_RMA_I(T, S, N, OP, PRE, CX)                                     \
+    static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, ptrdiff_t dst, \
                                         ptrdiff_t sst, size_t nelems, int pe)         \
-    {                                                                                 \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), dst, sst, nelems, pe); \
     }
-#define GSHMEMI_SHMEM_RMA_SIG(T, S, N, OP)                                            \
-    static inline void shmem_##S##_##OP(T *dest, const T *source, size_t nelems,      \
+#define GSHMEMI_SHMEM_RMA_SIG(T, S, N, OP, PRE, CX)                                   \
+    static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, size_t nelems, \
                                         uint64_t *sig_addr, uint64_t signal, int sig_op, \
                                         int pe)                                       \
-    {                                                                                 \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, sig_addr, \
                           signal, sig_op, pe);                                        \
     }
 
 /* shmem_<S>_{p,g,put,get,put_nbi,get_nbi,iput,iget,put_signal,
  * put_signal_nbi} for C type T on gshmem type N. */
-#define GSHMEMI_SHMEM_RMA(T, S, N)                                                    \
-    static inline void shmem_##S##_p(T *dest, T value, int pe)                        \
-    {                                                                                 \
+#define GSHMEMI_SHMEM_RMA(T, S, N, PRE, CX)                                           \
+    static inline void PRE##S##_p(GSHMEMI_P_##CX T *dest, T value, int pe)            \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_p(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);               \
     }                                                                                 \
-    static inline T shmem_##S##_g(const T *source, int pe)                            \
-    {                                                                                 \
+    static inline T PRE##S##_g(GSHMEMI_P_##CX const T *source, int pe)                \
+    { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_g(GSHMEMI_SCP(N, source), pe);                         \
     }                                                                                 \
-    GSHMEMI_SHMEM_RMA_C(T, S, N, put)                                                 \
-    GSHMEMI_SHMEM_RMA_C(T, S, N, get)                                                 \
-    GSHMEMI_SHMEM_RMA_C(T, S, N, put_nbi)                                             \
-    GSHMEMI_SHMEM_RMA_C(T, S, N, get_nbi)                                             \
-    GSHMEMI_SHMEM_RMA_I(T, S, N, iput)                                                \
-    GSHMEMI_SHMEM_RMA_I(T, S, N, iget)                                                \
-    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal)                                        \
-    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal_nbi)
+    GSHMEMI_SHMEM_RMA_C(T, S, N, put, PRE, CX)                                        \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, get, PRE, CX)                                        \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, put_nbi, PRE, CX)                                    \
+    GSHMEMI_SHMEM_RMA_C(T, S, N, get_nbi, PRE, CX)                                    \
+    GSHMEMI_SHMEM_RMA_I(T, S, N, iput, PRE, CX)                                       \
+    GSHMEMI_SHMEM_RMA_I(T, S, N, iget, PRE, CX)                                       \
+    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal, PRE, CX)                               \
+    GSHMEMI_SHMEM_RMA_SIG(T, S, N, put_signal_nbi, PRE, CX)
 
-GSHMEMI_SHMEM_RMA(float, float, float)
-GSHMEMI_SHMEM_RMA(double, double, double)
-GSHMEMI_SHMEM_RMA(long double, longdouble, longdouble)
-GSHMEMI_SHMEM_RMA(char, char, int8)
-GSHMEMI_SHMEM_RMA(signed char, schar, int8)
-GSHMEMI_SHMEM_RMA(short, short, int16)
-GSHMEMI_SHMEM_RMA(int, int, int32)
-GSHMEMI_SHMEM_RMA(long, long, int64)
-GSHMEMI_SHMEM_RMA(long long, longlong, int64)
-GSHMEMI_SHMEM_RMA(unsigned char, uchar, uint8)
-GSHMEMI_SHMEM_RMA(unsigned short, ushort, uint16)
-GSHMEMI_SHMEM_RMA(unsigned int, uint, uint32)
-GSHMEMI_SHMEM_RMA(unsigned long, ulong, uint64)
-GSHMEMI_SHMEM_RMA(unsigned long long, ulonglong, uint64)
-GSHMEMI_SHMEM_RMA(int8_t, int8, int8)
-GSHMEMI_SHMEM_RMA(int16_t, int16, int16)
-GSHMEMI_SHMEM_RMA(int32_t, int32, int32)
-GSHMEMI_SHMEM_RMA(int64_t, int64, int64)
-GSHMEMI_SHMEM_RMA(uint8_t, uint8, uint8)
-GSHMEMI_SHMEM_RMA(uint16_t, uint16, uint16)
-GSHMEMI_SHMEM_RMA(uint32_t, uint32, uint32)
-GSHMEMI_SHMEM_RMA(uint64_t, uint64, uint64)
-GSHMEMI_SHMEM_RMA(size_t, size, uint64)
-GSHMEMI_SHMEM_RMA(ptrdiff_t, ptrdiff, int64)
+/* The standard RMA types, X(C type, shmem name, gshmem name): the typed RMA
+ * calls and collectives. */
+#define GSHMEMI_RMA_TYPES(X)                                                          \
+    X(float, float, float)                                                            \
+    X(double, double, double)                                                         \
+    X(long double, longdouble, longdouble)                                            \
+    X(char, char, int8)                                                               \
+    X(signed char, schar, int8)                                                       \
+    X(short, short, int16)                                                            \
+    X(int, int, int32)                                                                \
+    X(long, long, int64)                                                              \
+    X(long long, longlong, int64)                                                     \
+    X(unsigned char, uchar, uint8)                                                    \
+    X(unsigned short, ushort, uint16)                                                 \
+    X(unsigned int, uint, uint32)                                                     \
+    X(unsigned long, ulong, uint64)                                                   \
+    X(unsigned long long, ulonglong, uint64)                                          \
+    X(int8_t, int8, int8)                                                             \
+    X(int16_t, int16, int16)                                                          \
+    X(int32_t, int32, int32)                                                          \
+    X(int64_t, int64, int64)                                                          \
+    X(uint8_t, uint8, uint8)                                                          \
+    X(uint16_t, uint16, uint16)                                                       \
+    X(uint32_t, uint32, uint32)                                                       \
+    X(uint64_t, uint64, uint64)                                                       \
+    X(size_t, size, uint64)                                                           \
+    X(ptrdiff_t, ptrdiff, int64)
+#define GSHMEMI_SHMEM_RMA_BOTH(T, S, N) GSHMEMI_SHMEM_BOTH(RMA, T, S, N)
+GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_RMA_BOTH)
 
 /* ---- ordering -------------------------------------------------------- */
 #define shmem_quiet gshmem_quiet
 #define shmem_fence gshmem_fence
+#define shmem_ctx_quiet gshmem_ctx_quiet
+#define shmem_ctx_fence gshmem_ctx_fence
 #define shmem_barrier_all gshmem_barrier_all
 #define shmem_sync_all gshmem_sync_all
 
 /* ---- atomics ----------------------------------------------------------- */
 /* Extended AMOs (every AMO type, float and double): fetch, set, swap. */
-#define GSHMEMI_SHMEM_AMO_EXT(T, S, N)                                                \
-    static inline T shmem_##S##_atomic_fetch(const T *source, int pe)                 \
-    {                                                                                 \
+#define GSHMEMI_SHMEM_AMO_EXT(T, S, N, PRE, CX)                                       \
+    static inline T PRE##S##_atomic_fetch(GSHMEMI_P_##CX const T *source, int pe)     \
+    { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_atomic_fetch(GSHMEMI_SCP(N, source), pe);              \
     }                                                                                 \
-    static inline void shmem_##S##_atomic_set(T *dest, T value, int pe)               \
-    {                                                                                 \
+    static inline void PRE##S##_atomic_set(GSHMEMI_P_##CX T *dest, T value, int pe)   \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_set(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);      \
     }                                                                                 \
-    static inline T shmem_##S##_atomic_swap(T *dest, T value, int pe)                 \
-    {                                                                                 \
+    static inline T PRE##S##_atomic_swap(GSHMEMI_P_##CX T *dest, T value, int pe)     \
+    { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_atomic_swap(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe); \
     }                                                                                 \
-    static inline void shmem_##S##_atomic_fetch_nbi(T *fetch, const T *source, int pe) \
-    {                                                                                 \
+    static inline void PRE##S##_atomic_fetch_nbi(GSHMEMI_P_##CX T *fetch, const T *source, int pe) \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_fetch_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SCP(N, source), pe); \
     }                                                                                 \
-    static inline void shmem_##S##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) \
-    {                                                                                 \
+    static inline void PRE##S##_atomic_swap_nbi(GSHMEMI_P_##CX T *fetch, T *dest, T value, int pe) \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_swap_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest),       \
                                      (gshmemi_st_##N)value, pe);                      \
     }
 
 /* Standard AMOs: the extended ones and add, inc, compare_swap. */
-#define GSHMEMI_SHMEM_AMO(T, S, N)                                                    \
-    GSHMEMI_SHMEM_AMO_EXT(T, S, N)                                                    \
-    static inline T shmem_##S##_atomic_fetch_add(T *dest, T value, int pe)            \
-    {                                                                                 \
+#define GSHMEMI_SHMEM_AMO(T, S, N, PRE, CX)                                           \
+    GSHMEMI_SHMEM_AMO_EXT(T, S, N, PRE, CX)                                           \
+    static inline T PRE##S##_atomic_fetch_add(GSHMEMI_P_##CX T *dest, T value, int pe) \
+    { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_atomic_fetch_add(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, \
                                                 pe);                                  \
     }                                                                                 \
-    static inline void shmem_##S##_atomic_add(T *dest, T value, int pe)               \
-    {                                                                                 \
+    static inline void PRE##S##_atomic_add(GSHMEMI_P_##CX T *dest, T value, int pe)   \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_add(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);      \
     }                                                                                 \
-    static inline T shmem_##S##_atomic_compare_swap(T *dest, T cond, T value, int pe) \
-    {                                                                                 \
+    static inline T PRE##S##_atomic_compare_swap(GSHMEMI_P_##CX T *dest, T cond, T value, int pe) \
+    { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_atomic_compare_swap(GSHMEMI_SP(N, dest), (gshmemi_st_##N)cond, \
                                                    (gshmemi_st_##N)value, pe);        \
     }                                                                                 \
-    static inline void shmem_##S##_atomic_inc(T *dest, int pe)                        \
-    {                                                                                 \
+    static inline void PRE##S##_atomic_inc(GSHMEMI_P_##CX T *dest, int pe)            \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_inc(GSHMEMI_SP(N, dest), pe);                             \
     }                                                                                 \
-    static inline T shmem_##S##_atomic_fetch_inc(T *dest, int pe)                     \
-    {                                                                                 \
+    static inline T PRE##S##_atomic_fetch_inc(GSHMEMI_P_##CX T *dest, int pe)         \
+    { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_atomic_fetch_inc(GSHMEMI_SP(N, dest), pe);             \
     }                                                                                 \
-    static inline void shmem_##S##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) \
-    {                                                                                 \
+    static inline void PRE##S##_atomic_fetch_add_nbi(GSHMEMI_P_##CX T *fetch, T *dest, T value, \
+                                                     int pe)                          \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_fetch_add_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest),  \
                                           (gshmemi_st_##N)value, pe);                 \
     }                                                                                 \
-    static inline void shmem_##S##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe)    \
-    {                                                                                 \
+    static inline void PRE##S##_atomic_fetch_inc_nbi(GSHMEMI_P_##CX T *fetch, T *dest, int pe) \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_fetch_inc_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), pe); \
     }                                                                                 \
-    static inline void shmem_##S##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, \
+    static inline void PRE##S##_atomic_compare_swap_nbi(GSHMEMI_P_##CX T *fetch, T *dest, T cond, \
                                                            T value, int pe)           \
-    {                                                                                 \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_atomic_compare_swap_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), \
                                              (gshmemi_st_##N)cond, (gshmemi_st_##N)value, \
                                              pe);                                     \
@@ -310,46 +356,50 @@ GSHMEMI_SHMEM_RMA(ptrdiff_t, ptrdiff, int64)
 /* Bitwise AMOs: A, F and FN name the plain, fetching and fetching _nbi
  * call of one op (whole names: C++ takes a lone and/or/xor as an
  * operator). */
-#define GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, A, F, FN)                                   \
-    static inline void shmem_##S##_##A(T *dest, T value, int pe)                      \
-    {                                                                                 \
+#define GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, A, F, FN, PRE, CX)                          \
+    static inline void PRE##S##_##A(GSHMEMI_P_##CX T *dest, T value, int pe)          \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_##A(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);             \
     }                                                                                 \
-    static inline T shmem_##S##_##F(T *dest, T value, int pe)                         \
-    {                                                                                 \
+    static inline T PRE##S##_##F(GSHMEMI_P_##CX T *dest, T value, int pe)             \
+    { GSHMEMI_C_##CX                                                                  \
         return (T)gshmem_##N##_##F(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);   \
     }                                                                                 \
-    static inline void shmem_##S##_##FN(T *fetch, T *dest, T value, int pe)           \
-    {                                                                                 \
+    static inline void PRE##S##_##FN(GSHMEMI_P_##CX T *fetch, T *dest, T value, int pe) \
+    { GSHMEMI_C_##CX                                                                  \
         gshmem_##N##_##FN(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, \
                           pe);                                                        \
     }
-#define GSHMEMI_SHMEM_AMO_BIT(T, S, N)                                                \
-    GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_and, atomic_fetch_and, atomic_fetch_and_nbi) \
-    GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_or, atomic_fetch_or, atomic_fetch_or_nbi) \
-    GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_xor, atomic_fetch_xor, atomic_fetch_xor_nbi)
+#define GSHMEMI_SHMEM_AMO_BIT(T, S, N, PRE, CX)                                       \
+    GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_and, atomic_fetch_and, atomic_fetch_and_nbi, PRE, CX) \
+    GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_or, atomic_fetch_or, atomic_fetch_or_nbi, PRE, CX) \
+    GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_xor, atomic_fetch_xor, atomic_fetch_xor_nbi, PRE, CX)
 
-GSHMEMI_SHMEM_AMO(int, int, int32)
-GSHMEMI_SHMEM_AMO(long, long, int64)
-GSHMEMI_SHMEM_AMO(long long, longlong, int64)
-GSHMEMI_SHMEM_AMO(unsigned int, uint, uint32)
-GSHMEMI_SHMEM_AMO(unsigned long, ulong, uint64)
-GSHMEMI_SHMEM_AMO(unsigned long long, ulonglong, uint64)
-GSHMEMI_SHMEM_AMO(int32_t, int32, int32)
-GSHMEMI_SHMEM_AMO(int64_t, int64, int64)
-GSHMEMI_SHMEM_AMO(uint32_t, uint32, uint32)
-GSHMEMI_SHMEM_AMO(uint64_t, uint64, uint64)
-GSHMEMI_SHMEM_AMO(size_t, size, uint64)
-GSHMEMI_SHMEM_AMO(ptrdiff_t, ptrdiff, int64)
-GSHMEMI_SHMEM_AMO_EXT(float, float, float)
-GSHMEMI_SHMEM_AMO_EXT(double, double, double)
-GSHMEMI_SHMEM_AMO_BIT(unsigned int, uint, uint32)
-GSHMEMI_SHMEM_AMO_BIT(unsigned long, ulong, uint64)
-GSHMEMI_SHMEM_AMO_BIT(unsigned long long, ulonglong, uint64)
-GSHMEMI_SHMEM_AMO_BIT(int32_t, int32, int32)
-GSHMEMI_SHMEM_AMO_BIT(int64_t, int64, int64)
-GSHMEMI_SHMEM_AMO_BIT(uint32_t, uint32, uint32)
-GSHMEMI_SHMEM_AMO_BIT(uint64_t, uint64, uint64)
+/* The standard AMO types (also the point-synchronization types), as above. */
+#define GSHMEMI_AMO_TYPES(X)                                                          \
+    X(int, int, int32)                                                                \
+    X(long, long, int64)                                                              \
+    X(long long, longlong, int64)                                                     \
+    X(unsigned int, uint, uint32)                                                     \
+    X(unsigned long, ulong, uint64)                                                   \
+    X(unsigned long long, ulonglong, uint64)                                          \
+    X(int32_t, int32, int32)                                                          \
+    X(int64_t, int64, int64)                                                          \
+    X(uint32_t, uint32, uint32)                                                       \
+    X(uint64_t, uint64, uint64)                                                       \
+    X(size_t, size, uint64)                                                           \
+    X(ptrdiff_t, ptrdiff, int64)
+#define GSHMEMI_SHMEM_AMO_BOTH(T, S, N) GSHMEMI_SHMEM_BOTH(AMO, T, S, N)
+GSHMEMI_AMO_TYPES(GSHMEMI_SHMEM_AMO_BOTH)
+GSHMEMI_SHMEM_BOTH(AMO_EXT, float, float, float)
+GSHMEMI_SHMEM_BOTH(AMO_EXT, double, double, double)
+GSHMEMI_SHMEM_BOTH(AMO_BIT, unsigned int, uint, uint32)
+GSHMEMI_SHMEM_BOTH(AMO_BIT, unsigned long, ulong, uint64)
+GSHMEMI_SHMEM_BOTH(AMO_BIT, unsigned long long, ulonglong, uint64)
+GSHMEMI_SHMEM_BOTH(AMO_BIT, int32_t, int32, int32)
+GSHMEMI_SHMEM_BOTH(AMO_BIT, int64_t, int64, int64)
+GSHMEMI_SHMEM_BOTH(AMO_BIT, uint32_t, uint32, uint32)
+GSHMEMI_SHMEM_BOTH(AMO_BIT, uint64_t, uint64, uint64)
 
 /* ---- signals ------------------------------------------------------------ */
 #define shmem_putmem_signal gshmem_putmem_signal
@@ -392,17 +442,17 @@ GSHMEMI_SHMEM_AMO_BIT(uint64_t, uint64, uint64)
     {                                                                                 \
         gshmem_##N##_wait_until(GSHMEMI_SP(N, ivar), cmp, (gshmemi_st_##N)cmp_value); \
     }                                                                                 \
-    static inline int shmem_##S##_test(T *ivar, int cmp, T cmp_value)                \
+    static inline int shmem_##S##_test(T *ivar, int cmp, T cmp_value)                 \
     {                                                                                 \
         return gshmem_##N##_test(GSHMEMI_SP(N, ivar), cmp, (gshmemi_st_##N)cmp_value); \
     }                                                                                 \
-    static inline void shmem_##S##_wait_until_all(T *ivars, size_t nelems,           \
+    static inline void shmem_##S##_wait_until_all(T *ivars, size_t nelems,            \
                                                   const int *status, int cmp, T cmp_value) \
     {                                                                                 \
         gshmem_##N##_wait_until_all(GSHMEMI_SP(N, ivars), nelems, status, cmp,        \
                                     (gshmemi_st_##N)cmp_value);                       \
     }                                                                                 \
-    static inline void shmem_##S##_wait_until_all_vector(T *ivars, size_t nelems,    \
+    static inline void shmem_##S##_wait_until_all_vector(T *ivars, size_t nelems,     \
                                                          const int *status, int cmp,  \
                                                          T *cmp_values)               \
     {                                                                                 \
@@ -415,18 +465,7 @@ GSHMEMI_SHMEM_AMO_BIT(uint64_t, uint64, uint64)
     GSHMEMI_SHMEM_SYNC_SET(T, S, N, size_t, test_any)                                 \
     GSHMEMI_SHMEM_SYNC_SOME(T, S, N, test_some)
 
-GSHMEMI_SHMEM_SYNC(int, int, int32)
-GSHMEMI_SHMEM_SYNC(long, long, int64)
-GSHMEMI_SHMEM_SYNC(long long, longlong, int64)
-GSHMEMI_SHMEM_SYNC(unsigned int, uint, uint32)
-GSHMEMI_SHMEM_SYNC(unsigned long, ulong, uint64)
-GSHMEMI_SHMEM_SYNC(unsigned long long, ulonglong, uint64)
-GSHMEMI_SHMEM_SYNC(int32_t, int32, int32)
-GSHMEMI_SHMEM_SYNC(int64_t, int64, int64)
-GSHMEMI_SHMEM_SYNC(uint32_t, uint32, uint32)
-GSHMEMI_SHMEM_SYNC(uint64_t, uint64, uint64)
-GSHMEMI_SHMEM_SYNC(size_t, size, uint64)
-GSHMEMI_SHMEM_SYNC(ptrdiff_t, ptrdiff, int64)
+GSHMEMI_AMO_TYPES(GSHMEMI_SHMEM_SYNC)
 
 /* ---- distributed locks (long is int64_t here) ------------------------------ */
 static inline void shmem_set_lock(long *lock)
@@ -442,93 +481,213 @@ static inline int shmem_test_lock(long *lock)
     return gshmem_test_lock((int64_t *)(void *)lock);
 }
 
-/* ---- collectives (SHMEM_TEAM_WORLD) ------------------------------------ */
+/* ---- collectives (any team) -------------------------------------------- */
 #define shmem_broadcastmem gshmem_broadcastmem
+#define shmem_collectmem gshmem_collectmem
 #define shmem_fcollectmem gshmem_fcollectmem
 #define shmem_alltoallmem gshmem_alltoallmem
+#define shmem_alltoallsmem gshmem_alltoallsmem
 
+/* The typed forms, for every standard RMA type: nelems of T. */
+#define GSHMEMI_SHMEM_COLL_CAT(T, S, OP)                                              \
+    static inline int shmem_##S##_##OP(shmem_team_t team, T *dest, const T *source,   \
+                                       size_t nelems)                                 \
+    {                                                                                 \
+        return gshmem_##OP##mem(team, dest, source, nelems * sizeof(T));              \
+    }
+#define GSHMEMI_SHMEM_COLL(T, S, N)                                                   \
+    static inline int shmem_##S##_broadcast(shmem_team_t team, T *dest, const T *source, \
+                                            size_t nelems, int pe_root)               \
+    {                                                                                 \
+        return gshmem_broadcastmem(team, dest, source, nelems * sizeof(T), pe_root);  \
+    }                                                                                 \
+    GSHMEMI_SHMEM_COLL_CAT(T, S, collect)                                             \
+    GSHMEMI_SHMEM_COLL_CAT(T, S, fcollect)                                            \
+    GSHMEMI_SHMEM_COLL_CAT(T, S, alltoall)                                            \
+    static inline int shmem_##S##_alltoalls(shmem_team_t team, T *dest, const T *source, \
+                                            ptrdiff_t dst, ptrdiff_t sst, size_t nelems) \
+    {                                                                                 \
+        return gshmem_alltoalls(team, dest, source, dst, sst, sizeof(T), nelems);     \
+    }
+GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_COLL)
+
+/* Reductions, per the 1.5 tables: and/or/xor on the unsigned types and
+ * int8 .. int64, size; min/max on the integer and real types; sum/prod on
+ * those and the complex ones (C only). */
 #define GSHMEMI_SHMEM_REDUCE_OP(T, S, N, OP)                                          \
     static inline int shmem_##S##_##OP##_reduce(shmem_team_t team, T *dest,           \
                                                 const T *source, size_t nreduce)      \
     {                                                                                 \
-        return gshmem_##N##_##OP##_reduce(team, (gshmemi_st_##N *)(void *)dest,               \
-                                          (const gshmemi_st_##N *)(const void *)source, nreduce); \
+        return gshmem_##N##_##OP##_reduce(team, GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), \
+                                          nreduce);                                   \
     }
-#define GSHMEMI_SHMEM_REDUCE(T, S, N)                                                 \
+#define GSHMEMI_SHMEM_REDUCE_ARITH(T, S, N)                                           \
     GSHMEMI_SHMEM_REDUCE_OP(T, S, N, sum)                                             \
-    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, max)                                             \
-    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, min)
+    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, prod)
+#define GSHMEMI_SHMEM_REDUCE_REAL(T, S, N)                                            \
+    GSHMEMI_SHMEM_REDUCE_ARITH(T, S, N)                                               \
+    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, min)                                             \
+    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, max)
+#define GSHMEMI_SHMEM_REDUCE_BIT(T, S, N)                                             \
+    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, and)                                             \
+    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, or)                                              \
+    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, xor)
+#define GSHMEMI_SHMEM_REDUCE_INT(T, S, N)                                             \
+    GSHMEMI_SHMEM_REDUCE_REAL(T, S, N)                                                \
+    GSHMEMI_SHMEM_REDUCE_BIT(T, S, N)
 
-GSHMEMI_SHMEM_REDUCE(int, int, int32)
-GSHMEMI_SHMEM_REDUCE(long, long, int64)
-GSHMEMI_SHMEM_REDUCE(long long, longlong, int64)
-GSHMEMI_SHMEM_REDUCE(float, float, float)
-GSHMEMI_SHMEM_REDUCE(double, double, double)
-GSHMEMI_SHMEM_REDUCE(int32_t, int32, int32)
-GSHMEMI_SHMEM_REDUCE(int64_t, int64, int64)
+GSHMEMI_SHMEM_REDUCE_REAL(char, char, int8)
+GSHMEMI_SHMEM_REDUCE_REAL(signed char, schar, int8)
+GSHMEMI_SHMEM_REDUCE_REAL(short, short, int16)
+GSHMEMI_SHMEM_REDUCE_REAL(int, int, int32)
+GSHMEMI_SHMEM_REDUCE_REAL(long, long, int64)
+GSHMEMI_SHMEM_REDUCE_REAL(long long, longlong, int64)
+GSHMEMI_SHMEM_REDUCE_REAL(ptrdiff_t, ptrdiff, int64)
+GSHMEMI_SHMEM_REDUCE_INT(unsigned char, uchar, uint8)
+GSHMEMI_SHMEM_REDUCE_INT(unsigned short, ushort, uint16)
+GSHMEMI_SHMEM_REDUCE_INT(unsigned int, uint, uint32)
+GSHMEMI_SHMEM_REDUCE_INT(unsigned long, ulong, uint64)
+GSHMEMI_SHMEM_REDUCE_INT(unsigned long long, ulonglong, uint64)
+GSHMEMI_SHMEM_REDUCE_INT(int8_t, int8, int8)
+GSHMEMI_SHMEM_REDUCE_INT(int16_t, int16, int16)
+GSHMEMI_SHMEM_REDUCE_INT(int32_t, int32, int32)
+GSHMEMI_SHMEM_REDUCE_INT(int64_t, int64, int64)
+GSHMEMI_SHMEM_REDUCE_INT(uint8_t, uint8, uint8)
+GSHMEMI_SHMEM_REDUCE_INT(uint16_t, uint16, uint16)
+GSHMEMI_SHMEM_REDUCE_INT(uint32_t, uint32, uint32)
+GSHMEMI_SHMEM_REDUCE_INT(uint64_t, uint64, uint64)
+GSHMEMI_SHMEM_REDUCE_INT(size_t, size, uint64)
+GSHMEMI_SHMEM_REDUCE_REAL(float, float, float)
+GSHMEMI_SHMEM_REDUCE_REAL(double, double, double)
+GSHMEMI_SHMEM_REDUCE_REAL(long double, longdouble, longdouble)
+#ifndef __cplusplus
+typedef float _Complex gshmemi_st_complexf;
+typedef double _Complex gshmemi_st_complexd;
+GSHMEMI_SHMEM_REDUCE_ARITH(float _Complex, complexf, complexf)
+GSHMEMI_SHMEM_REDUCE_ARITH(double _Complex, complexd, complexd)
+#endif
 
 /* ---- C11 generic names ---------------------------------------------------- */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 /* Chosen by the pointed-to type of the first pointer argument (qualifiers
  * dropped: *(p) is not evaluated); a type outside the lists does not
  * compile. int8_t .. uint64_t, size_t and ptrdiff_t are these C types. */
-#define GSHMEMI_GEN_RMA(p, OP)                                                        \
-    _Generic(*(p), float: shmem_float_##OP, double: shmem_double_##OP,                \
-             long double: shmem_longdouble_##OP, char: shmem_char_##OP,               \
-             signed char: shmem_schar_##OP, short: shmem_short_##OP, int: shmem_int_##OP, \
-             long: shmem_long_##OP, long long: shmem_longlong_##OP,                   \
-             unsigned char: shmem_uchar_##OP, unsigned short: shmem_ushort_##OP,      \
-             unsigned int: shmem_uint_##OP, unsigned long: shmem_ulong_##OP,          \
-             unsigned long long: shmem_ulonglong_##OP)
-#define GSHMEMI_GEN_INT(p, OP)                                                        \
-    int: shmem_int_##OP, long: shmem_long_##OP, long long: shmem_longlong_##OP,       \
-    unsigned int: shmem_uint_##OP, unsigned long: shmem_ulong_##OP,                   \
-    unsigned long long: shmem_ulonglong_##OP
-#define GSHMEMI_GEN_AMO(p, OP) _Generic(*(p), GSHMEMI_GEN_INT(p, OP))
-#define GSHMEMI_GEN_AMO_EXT(p, OP)                                                    \
-    _Generic(*(p), GSHMEMI_GEN_INT(p, OP), float: shmem_float_##OP, double: shmem_double_##OP)
+#define GSHMEMI_GEN_RMA(p, PRE, OP)                                                   \
+    _Generic(*(p), float: PRE##float_##OP, double: PRE##double_##OP,                  \
+             long double: PRE##longdouble_##OP, char: PRE##char_##OP,                 \
+             signed char: PRE##schar_##OP, short: PRE##short_##OP, int: PRE##int_##OP, \
+             long: PRE##long_##OP, long long: PRE##longlong_##OP,                     \
+             unsigned char: PRE##uchar_##OP, unsigned short: PRE##ushort_##OP,        \
+             unsigned int: PRE##uint_##OP, unsigned long: PRE##ulong_##OP,            \
+             unsigned long long: PRE##ulonglong_##OP)
+#define GSHMEMI_GEN_INT(p, PRE, OP)                                                   \
+    int: PRE##int_##OP, long: PRE##long_##OP, long long: PRE##longlong_##OP,          \
+    unsigned int: PRE##uint_##OP, unsigned long: PRE##ulong_##OP,                     \
+    unsigned long long: PRE##ulonglong_##OP
+#define GSHMEMI_GEN_AMO(p, PRE, OP) _Generic(*(p), GSHMEMI_GEN_INT(p, PRE, OP))
+#define GSHMEMI_GEN_AMO_EXT(p, PRE, OP)                                               \
+    _Generic(*(p), GSHMEMI_GEN_INT(p, PRE, OP), float: PRE##float_##OP,               \
+             double: PRE##double_##OP)
 /* Bitwise: int and long are int32_t and int64_t here. */
-#define GSHMEMI_GEN_AMO_BIT(p, OP)                                                    \
-    _Generic(*(p), int: shmem_int32_##OP, long: shmem_int64_##OP,                     \
-             unsigned int: shmem_uint_##OP, unsigned long: shmem_ulong_##OP,          \
-             unsigned long long: shmem_ulonglong_##OP)
-#define GSHMEMI_GEN_SYNC(p, OP) _Generic(*(p), GSHMEMI_GEN_INT(p, OP))
+#define GSHMEMI_GEN_AMO_BIT(p, PRE, OP)                                               \
+    _Generic(*(p), int: PRE##int32_##OP, long: PRE##int64_##OP,                       \
+             unsigned int: PRE##uint_##OP, unsigned long: PRE##ulong_##OP,            \
+             unsigned long long: PRE##ulonglong_##OP)
+#define GSHMEMI_GEN_SYNC(p, PRE, OP) _Generic(*(p), GSHMEMI_GEN_INT(p, PRE, OP))
+/* Reductions (the 1.5 tables): and/or/xor on the unsigned types and int8_t
+ * .. int64_t (signed char, short, int, long here); min/max on the real
+ * types; sum/prod on those and the complex ones. */
+#define GSHMEMI_GEN_RED_BIT(p, PRE, OP)                                               \
+    _Generic(*(p), signed char: PRE##int8_##OP, short: PRE##int16_##OP,               \
+             int: PRE##int32_##OP, long: PRE##int64_##OP, unsigned char: PRE##uchar_##OP, \
+             unsigned short: PRE##ushort_##OP, unsigned int: PRE##uint_##OP,          \
+             unsigned long: PRE##ulong_##OP, unsigned long long: PRE##ulonglong_##OP)
+#define GSHMEMI_GEN_RED_REAL_(PRE, OP)                                                \
+    char: PRE##char_##OP, signed char: PRE##schar_##OP, short: PRE##short_##OP,       \
+    int: PRE##int_##OP, long: PRE##long_##OP, long long: PRE##longlong_##OP,          \
+    unsigned char: PRE##uchar_##OP, unsigned short: PRE##ushort_##OP,                 \
+    unsigned int: PRE##uint_##OP, unsigned long: PRE##ulong_##OP,                     \
+    unsigned long long: PRE##ulonglong_##OP, float: PRE##float_##OP,                  \
+    double: PRE##double_##OP, long double: PRE##longdouble_##OP
+#define GSHMEMI_GEN_RED_REAL(p, PRE, OP) _Generic(*(p), GSHMEMI_GEN_RED_REAL_(PRE, OP))
+#define GSHMEMI_GEN_RED_ARITH(p, PRE, OP)                                             \
+    _Generic(*(p), GSHMEMI_GEN_RED_REAL_(PRE, OP), float _Complex: PRE##complexf_##OP, \
+             double _Complex: PRE##complexd_##OP)
 
 /* shmem_<OP>(p, ...): the typed call of p's pointed-to type in the list
- * GSHMEMI_GEN_<KIND>. */
-#define GSHMEMI_GEN(KIND, OP, p, ...) GSHMEMI_GEN_##KIND(p, OP)(p, __VA_ARGS__)
-#define shmem_p(...) GSHMEMI_GEN(RMA, p, __VA_ARGS__)
-#define shmem_g(...) GSHMEMI_GEN(RMA, g, __VA_ARGS__)
-#define shmem_put(...) GSHMEMI_GEN(RMA, put, __VA_ARGS__)
-#define shmem_get(...) GSHMEMI_GEN(RMA, get, __VA_ARGS__)
-#define shmem_put_nbi(...) GSHMEMI_GEN(RMA, put_nbi, __VA_ARGS__)
-#define shmem_get_nbi(...) GSHMEMI_GEN(RMA, get_nbi, __VA_ARGS__)
-#define shmem_iput(...) GSHMEMI_GEN(RMA, iput, __VA_ARGS__)
-#define shmem_iget(...) GSHMEMI_GEN(RMA, iget, __VA_ARGS__)
-#define shmem_put_signal(...) GSHMEMI_GEN(RMA, put_signal, __VA_ARGS__)
-#define shmem_put_signal_nbi(...) GSHMEMI_GEN(RMA, put_signal_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch(...) GSHMEMI_GEN(AMO_EXT, atomic_fetch, __VA_ARGS__)
-#define shmem_atomic_set(...) GSHMEMI_GEN(AMO_EXT, atomic_set, __VA_ARGS__)
-#define shmem_atomic_swap(...) GSHMEMI_GEN(AMO_EXT, atomic_swap, __VA_ARGS__)
-#define shmem_atomic_fetch_nbi(...) GSHMEMI_GEN(AMO_EXT, atomic_fetch_nbi, __VA_ARGS__)
-#define shmem_atomic_swap_nbi(...) GSHMEMI_GEN(AMO_EXT, atomic_swap_nbi, __VA_ARGS__)
-#define shmem_atomic_compare_swap(...) GSHMEMI_GEN(AMO, atomic_compare_swap, __VA_ARGS__)
-#define shmem_atomic_fetch_inc(...) GSHMEMI_GEN(AMO, atomic_fetch_inc, __VA_ARGS__)
-#define shmem_atomic_inc(...) GSHMEMI_GEN(AMO, atomic_inc, __VA_ARGS__)
-#define shmem_atomic_fetch_add(...) GSHMEMI_GEN(AMO, atomic_fetch_add, __VA_ARGS__)
-#define shmem_atomic_add(...) GSHMEMI_GEN(AMO, atomic_add, __VA_ARGS__)
-#define shmem_atomic_compare_swap_nbi(...) GSHMEMI_GEN(AMO, atomic_compare_swap_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_inc_nbi(...) GSHMEMI_GEN(AMO, atomic_fetch_inc_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_add_nbi(...) GSHMEMI_GEN(AMO, atomic_fetch_add_nbi, __VA_ARGS__)
-#define shmem_atomic_and(...) GSHMEMI_GEN(AMO_BIT, atomic_and, __VA_ARGS__)
-#define shmem_atomic_or(...) GSHMEMI_GEN(AMO_BIT, atomic_or, __VA_ARGS__)
-#define shmem_atomic_xor(...) GSHMEMI_GEN(AMO_BIT, atomic_xor, __VA_ARGS__)
-#define shmem_atomic_fetch_and(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_and, __VA_ARGS__)
-#define shmem_atomic_fetch_or(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_or, __VA_ARGS__)
-#define shmem_atomic_fetch_xor(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_xor, __VA_ARGS__)
-#define shmem_atomic_fetch_and_nbi(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_and_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_or_nbi(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_or_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_xor_nbi(...) GSHMEMI_GEN(AMO_BIT, atomic_fetch_xor_nbi, __VA_ARGS__)
+ * GSHMEMI_GEN_<KIND>; shmem_<OP>(ctx, p, ...) (one argument more: told
+ * apart by the count, NB the count without ctx): shmem_ctx_<S>_<OP>;
+ * shmem_<OP>(team, p, ...) for collectives. */
+#define GSHMEMI_GEN(KIND, OP, p, ...) GSHMEMI_GEN_##KIND(p, shmem_, OP)(p, __VA_ARGS__)
+#define GSHMEMI_GEN_CTX(KIND, OP, ctx, p, ...)                                        \
+    GSHMEMI_GEN_##KIND(p, shmem_ctx_, OP)(ctx, p, __VA_ARGS__)
+#define GSHMEMI_GEN_TEAM(KIND, OP, team, p, ...)                                      \
+    GSHMEMI_GEN_##KIND(p, shmem_, OP)(team, p, __VA_ARGS__)
+#define GSHMEMI_NARG(...) GSHMEMI_NARG_(__VA_ARGS__, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define GSHMEMI_NARG_(a1, a2, a3, a4, a5, a6, a7, a8, a9, n, ...) n
+#define GSHMEMI_CAT3(a, b, c) GSHMEMI_CAT3_(a, b, c)
+#define GSHMEMI_CAT3_(a, b, c) a##b##c
+#define GSHMEMI_GENX(KIND, OP, NB, ...)                                               \
+    GSHMEMI_CAT3(GSHMEMI_GENX_, NB, GSHMEMI_NARG(__VA_ARGS__))(KIND, OP, __VA_ARGS__)
+#define GSHMEMI_GENX_22 GSHMEMI_GEN
+#define GSHMEMI_GENX_23 GSHMEMI_GEN_CTX
+#define GSHMEMI_GENX_33 GSHMEMI_GEN
+#define GSHMEMI_GENX_34 GSHMEMI_GEN_CTX
+#define GSHMEMI_GENX_44 GSHMEMI_GEN
+#define GSHMEMI_GENX_45 GSHMEMI_GEN_CTX
+#define GSHMEMI_GENX_55 GSHMEMI_GEN
+#define GSHMEMI_GENX_56 GSHMEMI_GEN_CTX
+#define GSHMEMI_GENX_66 GSHMEMI_GEN
+#define GSHMEMI_GENX_67 GSHMEMI_GEN_CTX
+#define GSHMEMI_GENX_77 GSHMEMI_GEN
+#define GSHMEMI_GENX_78 GSHMEMI_GEN_CTX
+#define shmem_p(...) GSHMEMI_GENX(RMA, p, 3, __VA_ARGS__)
+#define shmem_g(...) GSHMEMI_GENX(RMA, g, 2, __VA_ARGS__)
+#define shmem_put(...) GSHMEMI_GENX(RMA, put, 4, __VA_ARGS__)
+#define shmem_get(...) GSHMEMI_GENX(RMA, get, 4, __VA_ARGS__)
+#define shmem_put_nbi(...) GSHMEMI_GENX(RMA, put_nbi, 4, __VA_ARGS__)
+#define shmem_get_nbi(...) GSHMEMI_GENX(RMA, get_nbi, 4, __VA_ARGS__)
+#define shmem_iput(...) GSHMEMI_GENX(RMA, iput, 6, __VA_ARGS__)
+#define shmem_iget(...) GSHMEMI_GENX(RMA, iget, 6, __VA_ARGS__)
+#define shmem_put_signal(...) GSHMEMI_GENX(RMA, put_signal, 7, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) GSHMEMI_GENX(RMA, put_signal_nbi, 7, __VA_ARGS__)
+#define shmem_atomic_fetch(...) GSHMEMI_GENX(AMO_EXT, atomic_fetch, 2, __VA_ARGS__)
+#define shmem_atomic_set(...) GSHMEMI_GENX(AMO_EXT, atomic_set, 3, __VA_ARGS__)
+#define shmem_atomic_swap(...) GSHMEMI_GENX(AMO_EXT, atomic_swap, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) GSHMEMI_GENX(AMO_EXT, atomic_fetch_nbi, 3, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) GSHMEMI_GENX(AMO_EXT, atomic_swap_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) GSHMEMI_GENX(AMO, atomic_compare_swap, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) GSHMEMI_GENX(AMO, atomic_fetch_inc, 2, __VA_ARGS__)
+#define shmem_atomic_inc(...) GSHMEMI_GENX(AMO, atomic_inc, 2, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) GSHMEMI_GENX(AMO, atomic_fetch_add, 3, __VA_ARGS__)
+#define shmem_atomic_add(...) GSHMEMI_GENX(AMO, atomic_add, 3, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...)                                            \
+    GSHMEMI_GENX(AMO, atomic_compare_swap_nbi, 5, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) GSHMEMI_GENX(AMO, atomic_fetch_inc_nbi, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) GSHMEMI_GENX(AMO, atomic_fetch_add_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_and(...) GSHMEMI_GENX(AMO_BIT, atomic_and, 3, __VA_ARGS__)
+#define shmem_atomic_or(...) GSHMEMI_GENX(AMO_BIT, atomic_or, 3, __VA_ARGS__)
+#define shmem_atomic_xor(...) GSHMEMI_GENX(AMO_BIT, atomic_xor, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) GSHMEMI_GENX(AMO_BIT, atomic_fetch_and, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) GSHMEMI_GENX(AMO_BIT, atomic_fetch_or, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) GSHMEMI_GENX(AMO_BIT, atomic_fetch_xor, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...)                                               \
+    GSHMEMI_GENX(AMO_BIT, atomic_fetch_and_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) GSHMEMI_GENX(AMO_BIT, atomic_fetch_or_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...)                                               \
+    GSHMEMI_GENX(AMO_BIT, atomic_fetch_xor_nbi, 4, __VA_ARGS__)
+#define shmem_broadcast(...) GSHMEMI_GEN_TEAM(RMA, broadcast, __VA_ARGS__)
+#define shmem_collect(...) GSHMEMI_GEN_TEAM(RMA, collect, __VA_ARGS__)
+#define shmem_fcollect(...) GSHMEMI_GEN_TEAM(RMA, fcollect, __VA_ARGS__)
+#define shmem_alltoall(...) GSHMEMI_GEN_TEAM(RMA, alltoall, __VA_ARGS__)
+#define shmem_alltoalls(...) GSHMEMI_GEN_TEAM(RMA, alltoalls, __VA_ARGS__)
+#define shmem_and_reduce(...) GSHMEMI_GEN_TEAM(RED_BIT, and_reduce, __VA_ARGS__)
+#define shmem_or_reduce(...) GSHMEMI_GEN_TEAM(RED_BIT, or_reduce, __VA_ARGS__)
+#define shmem_xor_reduce(...) GSHMEMI_GEN_TEAM(RED_BIT, xor_reduce, __VA_ARGS__)
+#define shmem_min_reduce(...) GSHMEMI_GEN_TEAM(RED_REAL, min_reduce, __VA_ARGS__)
+#define shmem_max_reduce(...) GSHMEMI_GEN_TEAM(RED_REAL, max_reduce, __VA_ARGS__)
+#define shmem_sum_reduce(...) GSHMEMI_GEN_TEAM(RED_ARITH, sum_reduce, __VA_ARGS__)
+#define shmem_prod_reduce(...) GSHMEMI_GEN_TEAM(RED_ARITH, prod_reduce, __VA_ARGS__)
 #define shmem_wait_until(...) GSHMEMI_GEN(SYNC, wait_until, __VA_ARGS__)
 #define shmem_test(...) GSHMEMI_GEN(SYNC, test, __VA_ARGS__)
 #define shmem_wait_until_all(...) GSHMEMI_GEN(SYNC, wait_until_all, __VA_ARGS__)

@@ -137,13 +137,33 @@ const char *test_tp_env(const char *tp)
     return "";
 }
 
-test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *args,
-                        int timeout_s)
+test_run_t test_run_env_pes(const char *env, int n, const char *prog, const char *args,
+                            int timeout_s)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
              n, timeout_s, prog, args ? args : "");
-    return test_run(test_tp_env(tp), cmd, timeout_s + 10);
+    return test_run(env, cmd, timeout_s + 10);
+}
+
+test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *args,
+                        int timeout_s)
+{
+    return test_run_env_pes(test_tp_env(tp), n, prog, args, timeout_s);
+}
+
+void test_expect_ok_2_4(const char *env, const char *what, const char *prog, int timeout_s)
+{
+    static const int pes[] = {2, 4};
+    char ok[128];
+    snprintf(ok, sizeof ok, "%s: OK", prog);
+    for (size_t i = 0; i < sizeof pes / sizeof pes[0]; i++) {
+        test_run_t r = test_run_env_pes(env, pes[i], prog, NULL, timeout_s);
+        cr_expect(r.status == 0 && strstr(r.output, ok) != NULL,
+                  "%s over %s with %d PEs: exit status %d after %.1f s; output (end):\n%s",
+                  prog, what, pes[i], r.status, r.seconds, test_tail(&r));
+        test_run_free(&r);
+    }
 }
 
 /* detect_leaks=0 (ASan builds): Open MPI's components are dlopen'd and

@@ -28,6 +28,12 @@ const char *test_tail(const test_run_t *r);
  * (ofi, tcp;ofi_rxm on loopback). */
 test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *args,
                         int timeout_s);
+/* The same under the environment env (may be NULL). */
+test_run_t test_run_env_pes(const char *env, int n, const char *prog, const char *args,
+                            int timeout_s);
+/* prog at 2 and 4 PEs under env: each run must exit 0 and print
+ * "<prog>: OK" (Criterion expectations naming what, e.g. the transport). */
+void test_expect_ok_2_4(const char *env, const char *what, const char *prog, int timeout_s);
 
 /* Host-heap runs of ofi's active messages (GSHMEM_OFI_AM): 256 KiB
  * messages, not the default 1 MiB. ofi_rxm keeps eager buffers of one
@@ -35,6 +41,10 @@ test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *arg
  * 256 KiB), and two such tests at once were OOM-killed on a 23 GB machine.
  * GPU runs keep the default. */
 #define TEST_AM_HOST_CHUNK "GSHMEM_OFI_AM_CHUNK=256K"
+/* ofi's active messages over tcp;ofi_rxm on loopback, for host heaps. */
+#define TEST_AM_HOST_ENV "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_AM=1 "                 \
+                         "GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=lo "     \
+                         TEST_AM_HOST_CHUNK
 
 /* 1 when the mpi / pmix bootstrap is built in. */
 #ifdef GSHMEM_HAVE_MPI

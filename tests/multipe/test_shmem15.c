@@ -11,33 +11,20 @@
 #include "tests_common.h"
 
 #define S15_TIMEOUT_S 120
-#define S15_AM_ENV "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_AM=1 GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' " \
-                   "FI_TCP_IFACE=lo " TEST_AM_HOST_CHUNK
-
 static test_run_t s15_run(const char *env, int n, const char *mode)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
-             "%%B/tests/pe/pe_api_shmem15 %s", n, S15_TIMEOUT_S, mode ? mode : "");
-    return test_run(env, cmd, S15_TIMEOUT_S + 10);
+    return test_run_env_pes(env, n, "pe_api_shmem15", mode, S15_TIMEOUT_S);
 }
 
 static void s15_ok(const char *env, const char *what)
 {
-    static const int pes[] = {2, 4};
-    for (size_t i = 0; i < sizeof pes / sizeof pes[0]; i++) {
-        test_run_t r = s15_run(env, pes[i], NULL);
-        cr_expect(r.status == 0 && strstr(r.output, "pe_api_shmem15: OK") != NULL,
-                  "pe_api_shmem15 over %s with %d PEs: exit status %d after %.1f s; output "
-                  "(end):\n%s", what, pes[i], r.status, r.seconds, test_tail(&r));
-        test_run_free(&r);
-    }
+    test_expect_ok_2_4(env, what, "pe_api_shmem15", S15_TIMEOUT_S);
 }
 
 Test(shmem15, shm, .timeout = 400) { s15_ok(test_tp_env("shm"), "shm"); }
 Test(shmem15, ofi_shm, .timeout = 400) { s15_ok(test_tp_env("ofi-shm"), "ofi-shm"); }
 Test(shmem15, ofi_tcp, .timeout = 400) { s15_ok(test_tp_env("ofi-tcp"), "ofi-tcp"); }
-Test(shmem15, ofi_am_tcp, .timeout = 400) { s15_ok(S15_AM_ENV, "ofi active messages"); }
+Test(shmem15, ofi_am_tcp, .timeout = 400) { s15_ok(TEST_AM_HOST_ENV, "ofi active messages"); }
 
 /* mode must end the job (not by the timeout) with every string of want[]
  * in the output; "@stack" in a string stands for the stack address one PE

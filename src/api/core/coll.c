@@ -1,155 +1,138 @@
-/* coll.c: collectives on GSHMEM_TEAM_WORLD (the only team for now; any
- * other team returns GSHMEM_ERR_INVALID_ARG, logged).
+/* coll.c: data-moving collectives on any team (the reductions: reduce.c).
  *
- * One-sided, push-based: each PE puts its contribution straight into the
- * destination of the others (non-blocking), then a barrier_all (quiet +
- * barrier) completes the collective. As in OpenSHMEM, dest must be ready
- * to receive on every PE when the collective is entered.
- * - broadcast: the root puts source into every PE's dest, its own included;
- * - fcollect: PE i puts its block into every dest at offset i * nelems;
- * - alltoall: PE i puts block j of source into PE j's dest at i * nelems;
- * - reductions: an fcollect of the sources into symmetric scratch space
- *   (allocated collectively from the heap, freed after), then a local
- *   reduction in PE order (so every PE computes bit-identical results)
- *   into dest. dest may be source. Host heaps only. */
+ * One-sided, push-based: each member puts its contribution straight into
+ * the destination of the others (non-blocking), then a team barrier (quiet
+ * + the team's sync: the bootstrap barrier for WORLD, the members'
+ * dissemination barrier otherwise, team.c) completes the collective. As in
+ * OpenSHMEM, dest must be ready to receive on every member when the
+ * collective is entered. PE numbers below are team PE numbers; me is this
+ * PE's, pes[] maps them to world PEs.
+ * - broadcast: the root puts source into every member's dest, its own too;
+ * - fcollect: member i puts its block into every dest at offset i * nelems;
+ * - collect: the same at the sum of the sizes of the members before it
+ *   (the sizes first go round through the team's exchange words);
+ * - alltoall(s): member i puts block j of source into member j's dest at
+ *   block i (alltoalls: strided on both sides). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core.h"
 
-static int gshmemi_coll_team(const char *call, gshmem_team_t team)
+gshmemi_team_t *gshmemi_coll_team(const char *call, gshmem_team_t team)
 {
-    GSHMEMI_REQUIRE_INIT(call);
-    if (team != GSHMEM_TEAM_WORLD) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: team %d is not supported (only "
-                      "GSHMEM_TEAM_WORLD = %d)", call, team, GSHMEM_TEAM_WORLD);
-        return GSHMEM_ERR_INVALID_ARG;
+    gshmemi_team_t *t = gshmemi_team_get(call, team);
+    if (t != NULL && t->my_idx < 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: PE %d is not a member of team %d", call,
+                      gshmemi_g.my_pe, team);
+        return NULL;
     }
-    return GSHMEM_SUCCESS;
+    return t;
 }
 
-/* Every PE puts source[0, block) into dest + my_pe * block on every PE. */
-static void gshmemi_coll_push_all(const char *call, void *dest, const void *source,
-                                  size_t block)
+/* Every member puts source[0, block) into dest + me * block on every member. */
+static void gshmemi_coll_push_all(const char *call, gshmemi_team_t *t, void *dest,
+                                  const void *source, size_t off, size_t block)
 {
-    const gshmemi_state_t *g = &gshmemi_g;
-    for (int i = 1; i <= g->n_pes; i++) {
-        int pe = (g->my_pe + i) % g->n_pes;   /* spread the load, self last */
-        gshmemi_rma_put(call, (char *)dest + (size_t)g->my_pe * block, source, block, pe, 1);
+    for (int i = 1; i <= t->size; i++) {
+        int j = (t->my_idx + i) % t->size;   /* spread the load, self last */
+        gshmemi_rma_put(call, (char *)dest + off, source, block, t->pes[j], 1);
     }
-    gshmemi_barrier_all(call);
+    gshmemi_team_barrier(call, t);
 }
 
 int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source, size_t nelems,
                         int pe_root)
 {
     const char *call = "gshmem_broadcastmem";
-    const gshmemi_state_t *g = &gshmemi_g;
+    gshmemi_team_t *t = gshmemi_coll_team(call, team);
 
-    GSHMEMI_CHECK(gshmemi_coll_team(call, team));
-    if (pe_root < 0 || pe_root >= g->n_pes) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: invalid root PE %d (n_pes %d)", call, pe_root,
-                      g->n_pes);
+    if (t == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    if (pe_root < 0 || pe_root >= t->size) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: invalid root PE %d (team %d has %d PEs)", call,
+                      pe_root, team, t->size);
         return GSHMEM_ERR_INVALID_PE;
     }
-    if (g->my_pe == pe_root) {
-        for (int i = 1; i <= g->n_pes; i++)
-            gshmemi_rma_put(call, dest, source, nelems, (pe_root + i) % g->n_pes, 1);
+    if (t->my_idx == pe_root) {
+        for (int i = 1; i <= t->size; i++)
+            gshmemi_rma_put(call, dest, source, nelems, t->pes[(pe_root + i) % t->size], 1);
     }
-    gshmemi_barrier_all(call);
+    gshmemi_team_barrier(call, t);
     return GSHMEM_SUCCESS;
 }
 
 int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     const char *call = "gshmem_fcollectmem";
-    GSHMEMI_CHECK(gshmemi_coll_team(call, team));
-    gshmemi_coll_push_all(call, dest, source, nelems);
+    gshmemi_team_t *t = gshmemi_coll_team(call, team);
+
+    if (t == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    gshmemi_coll_push_all(call, t, dest, source, (size_t)t->my_idx * nelems, nelems);
+    return GSHMEM_SUCCESS;
+}
+
+int gshmem_collectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    const char *call = "gshmem_collectmem";
+    gshmemi_team_t *t = gshmemi_coll_team(call, team);
+
+    if (t == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    uint64_t *sizes = malloc((size_t)t->size * sizeof *sizes);
+    if (sizes == NULL)
+        gshmemi_fatal(call, "out of host memory for the sizes of %d PEs", t->size);
+    gshmemi_team_exchange(call, t, nelems, sizes);
+    size_t off = 0;
+    for (int i = 0; i < t->my_idx; i++)
+        off += sizes[i];
+    free(sizes);
+    gshmemi_coll_push_all(call, t, dest, source, off, nelems);
+    return GSHMEM_SUCCESS;
+}
+
+static int gshmemi_coll_alltoalls(const char *call, gshmem_team_t team, void *dest,
+                                  const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                                  size_t elem_size, size_t nelems)
+{
+    gshmemi_team_t *t = gshmemi_coll_team(call, team);
+
+    if (t == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    if (dst < 1 || sst < 1 || elem_size == 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: dst %td, sst %td, elem_size %zu (strides must "
+                      "be >= 1, elem_size > 0)", call, dst, sst, elem_size);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    size_t block = gshmemi_rma_bytes(call, nelems, elem_size);
+    for (int i = 1; i <= t->size; i++) {
+        int j = (t->my_idx + i) % t->size;
+        char *d = (char *)dest + (size_t)t->my_idx * block * (size_t)dst;
+        const char *s = (const char *)source + (size_t)j * block * (size_t)sst;
+        if (dst == 1 && sst == 1)
+            gshmemi_rma_put(call, d, s, block, t->pes[j], 1);
+        else
+            gshmemi_rma_strided(call, 1, d, s, dst, sst, elem_size, nelems, t->pes[j]);
+    }
+    gshmemi_team_barrier(call, t);
     return GSHMEM_SUCCESS;
 }
 
 int gshmem_alltoallmem(gshmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    const char *call = "gshmem_alltoallmem";
-    const gshmemi_state_t *g = &gshmemi_g;
-
-    GSHMEMI_CHECK(gshmemi_coll_team(call, team));
-    for (int i = 1; i <= g->n_pes; i++) {
-        int pe = (g->my_pe + i) % g->n_pes;
-        gshmemi_rma_put(call, (char *)dest + (size_t)g->my_pe * nelems,
-                        (const char *)source + (size_t)pe * nelems, nelems, pe, 1);
-    }
-    gshmemi_barrier_all(call);
-    return GSHMEM_SUCCESS;
+    return gshmemi_coll_alltoalls("gshmem_alltoallmem", team, dest, source, 1, 1, 1, nelems);
 }
 
-/* The first half of a reduction: every PE's source in scratch (*all_p,
- * n_pes blocks in PE order; NULL when nreduce is 0). */
-static int gshmemi_coll_gather(const char *call, gshmem_team_t team, const void *source,
-                               size_t nreduce, size_t size, void **all_p)
+int gshmem_alltoallsmem(gshmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                        ptrdiff_t sst, size_t nelems)
 {
-    const gshmemi_state_t *g;
-
-    GSHMEMI_CHECK(gshmemi_coll_team(call, team));
-    g = &gshmemi_g;
-    *all_p = NULL;
-    if (nreduce == 0)
-        return GSHMEM_SUCCESS;
-    if (nreduce > SIZE_MAX / size / (size_t)g->n_pes) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: nreduce %zu is too large", call, nreduce);
-        return GSHMEM_ERR_INVALID_ARG;
-    }
-    size_t block = nreduce * size;
-    void *all = gshmemi_mem_alloc(call, GSHMEMI_MEM_SCRATCH, block * (size_t)g->n_pes,
-                                  GSHMEMI_MEM_MIN_ALIGN, 0);
-    if (all == NULL)
-        return GSHMEM_ERR_NOMEM;   /* the same on every PE; logged with the sizes */
-    gshmemi_coll_push_all(call, all, source, block);
-    *all_p = all;
-    return GSHMEM_SUCCESS;
+    return gshmemi_coll_alltoalls("gshmem_alltoallsmem", team, dest, source, dst, sst, 1,
+                                  nelems);
 }
 
-#define GSHMEMI_SUM(a, x) ((a) + (x))
-#define GSHMEMI_MAX(a, x) ((x) > (a) ? (x) : (a))
-#define GSHMEMI_MIN(a, x) ((x) < (a) ? (x) : (a))
-
-#define GSHMEMI_DEF_REDUCE_OP(T, N, OPN, OPM)                                         \
-    int gshmem_##N##_##OPN##_reduce(gshmem_team_t team, T *dest, const T *source,     \
-                                    size_t nreduce)                                   \
-    {                                                                                 \
-        const char *call = "gshmem_" #N "_" #OPN "_reduce";                           \
-        T *all;                                                                       \
-        GSHMEMI_CHECK(gshmemi_coll_gather(call, team, source, nreduce, sizeof(T),     \
-                                          (void **)&all));                            \
-        if (all == NULL)                                                              \
-            return GSHMEM_SUCCESS;                                                    \
-        for (size_t i = 0; i < nreduce; i++) {                                        \
-            T acc = all[i];                                                           \
-            for (int pe = 1; pe < gshmemi_g.n_pes; pe++)                              \
-                acc = OPM(acc, all[(size_t)pe * nreduce + i]);                        \
-            dest[i] = acc;                                                            \
-        }                                                                             \
-        gshmemi_mem_free(call, all);                                                  \
-        return GSHMEM_SUCCESS;                                                        \
-    }
-
-#define GSHMEMI_DEF_REDUCE(T, N)                                                      \
-    GSHMEMI_DEF_REDUCE_OP(T, N, sum, GSHMEMI_SUM)                                     \
-    GSHMEMI_DEF_REDUCE_OP(T, N, max, GSHMEMI_MAX)                                     \
-    GSHMEMI_DEF_REDUCE_OP(T, N, min, GSHMEMI_MIN)
-
-GSHMEMI_DEF_REDUCE(int32_t, int32)
-GSHMEMI_DEF_REDUCE(int64_t, int64)
-GSHMEMI_DEF_REDUCE(float, float)
-GSHMEMI_DEF_REDUCE(double, double)
-
-int gshmem_team_my_pe(gshmem_team_t team)
+int gshmem_alltoalls(gshmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                     ptrdiff_t sst, size_t elem_size, size_t nelems)
 {
-    GSHMEMI_REQUIRE_INIT("gshmem_team_my_pe");
-    return team == GSHMEM_TEAM_WORLD ? gshmemi_g.my_pe : -1;
-}
-
-int gshmem_team_n_pes(gshmem_team_t team)
-{
-    GSHMEMI_REQUIRE_INIT("gshmem_team_n_pes");
-    return team == GSHMEM_TEAM_WORLD ? gshmemi_g.n_pes : -1;
+    return gshmemi_coll_alltoalls("gshmem_alltoalls", team, dest, source, dst, sst, elem_size,
+                                  nelems);
 }

@@ -107,4 +107,37 @@ int gshmemi_symdata_plan(gshmemi_state_t *g, gshmemi_heap_kind_t kind, gshmemi_s
 int gshmemi_cmp_u64(const char *call, int cmp, uint64_t a, uint64_t b);
 int gshmemi_cmp_i64(const char *call, int cmp, int64_t a, int64_t b);
 
+/* team.c: teams. A team on this PE: its members' world PE numbers in team
+ * order (ascending), this PE's place, and its slot of the symmetric team
+ * area (its handle is the slot number, the same on every member). */
+#define GSHMEMI_TEAM_ROUNDS 32   /* dissemination rounds: teams up to 2^32 PEs */
+typedef struct gshmemi_team {
+    int live;
+    int size, my_idx;
+    int *pes;                  /* [size]: world PE of each team PE */
+    uint64_t *sync;            /* local twin of the slot: ROUNDS counters, then
+                                * n_pes exchange words */
+    gshmem_team_config_t config;
+    long config_mask;
+} gshmemi_team_t;
+/* Reserve the team area (before init's barrier) and set up WORLD, SHARED
+ * and NODE; give it back at finalize. */
+int gshmemi_team_setup(gshmemi_state_t *g);
+void gshmemi_team_teardown(gshmemi_state_t *g);
+/* The live team of handle team, or NULL with an error logged naming call
+ * (GSHMEM_TEAM_INVALID, or a handle that is not live). */
+gshmemi_team_t *gshmemi_team_get(const char *call, gshmem_team_t team);
+/* Barrier among the members: sync without, barrier with a quiet first. */
+void gshmemi_team_sync(const char *call, gshmemi_team_t *t);
+void gshmemi_team_barrier(const char *call, gshmemi_team_t *t);
+/* Every member's v in out[team PE] (collective over t; ends with a sync). */
+void gshmemi_team_exchange(const char *call, gshmemi_team_t *t, uint64_t v, uint64_t *out);
+
+/* coll.c: the live team of handle team when this PE is a member, else NULL
+ * with the error logged naming call. */
+gshmemi_team_t *gshmemi_coll_team(const char *call, gshmem_team_t team);
+
+/* ctx.c: destroy the contexts made from team (gshmem_team_destroy). */
+void gshmemi_ctx_drop_team(gshmem_team_t team);
+
 #endif /* GSHMEMI_CORE_H */

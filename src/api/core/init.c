@@ -238,6 +238,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     /* Before the barrier: peers may touch the sync area it zeroes as soon
      * as they leave it. */
     GSHMEMI_CHECK_GOTO(gshmemi_device_state_setup(g), rc, fail_transports);
+    GSHMEMI_CHECK_GOTO(gshmemi_team_setup(g), rc, fail_transports);   /* same reason */
     GSHMEMI_CHECK_GOTO(g->boot->ops->barrier(g->boot), rc, fail_transports);
     g->initialized = 1;
     GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "initialized: PE %d of %d, %d node(s), %s heap of %zu "
@@ -246,6 +247,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     return GSHMEM_SUCCESS;
 
 fail_transports:
+    gshmemi_team_teardown(g);
     gshmemi_engine_stop();   /* proxy engine (no-op when none runs) */
     gshmemi_device_state_teardown(g);
     gshmemi_select_finalize(g);
@@ -349,6 +351,7 @@ void gshmem_finalize(void)
      * finalize) and stop, before the barrier that lets peers go */
     gshmemi_engine_stop();
     gshmemi_barrier_all("gshmem_finalize");
+    gshmemi_team_teardown(g);
     gshmemi_device_state_teardown(g);   /* before p2p frees the peer table */
     gshmemi_select_finalize(g);
     gshmemi_reg_clear(&g->regs);

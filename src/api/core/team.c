@@ -1,0 +1,401 @@
+/* team.c: teams (OpenSHMEM 1.5): WORLD, SHARED and NODE, split_strided,
+ * split_2d, translate_pe, get_config, sync, destroy.
+ *
+ * A team handle is a slot number in [0, GSHMEM_TEAM_MAX), the same on
+ * every member: WORLD 0, SHARED 1, NODE 2. Each slot owns a piece of the
+ * symmetric team area, reserved from the heap at init (before anything
+ * else is allocated, so at the same offset everywhere): GSHMEMI_TEAM_ROUNDS
+ * barrier counters and n_pes exchange words.
+ * - sync of WORLD: the bootstrap barrier (as gshmem_sync_all). Other teams:
+ *   a dissemination barrier over the members only: in round r, team PE i
+ *   adds 1 (an AMO) to counter r of team PE i + 2^r and waits until its own
+ *   counter r reaches the number of barriers it has entered on this slot.
+ *   Counters only grow and every barrier adds exactly one per round, so
+ *   nothing is reset: when a PE leaves a barrier its counters equal its
+ *   expected counts, which stay with the slot on this PE (a later team on
+ *   the slot goes on from them).
+ * - exchange (split, collectmem): each member puts one word into every
+ *   member's exchange word of its team PE, barrier, read, sync.
+ * - a split picks the lowest slot free on every parent member (an AND of
+ *   the members' free masks, exchanged over the parent), so one slot never
+ *   serves two live teams of one PE; teams of one split that do not share
+ *   members (the rows of split_2d) share a slot. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+static gshmemi_team_t gshmemi_teams[GSHMEM_TEAM_MAX];
+/* Barriers entered per slot and round on this PE (see above). */
+static uint64_t gshmemi_team_expected[GSHMEM_TEAM_MAX][GSHMEMI_TEAM_ROUNDS];
+static uint64_t *gshmemi_team_area;   /* local twin of the whole area */
+static size_t gshmemi_team_slot_words;
+
+static void gshmemi_team_free(gshmemi_team_t *t)
+{
+    free(t->pes);
+    memset(t, 0, sizeof *t);
+}
+
+/* A team on slot of size members; pe_of(i) computed by the caller into pes. */
+static int gshmemi_team_make(int slot, int *pes, int size, const gshmem_team_config_t *config,
+                             long config_mask)
+{
+    gshmemi_team_t *t = &gshmemi_teams[slot];
+
+    memset(t, 0, sizeof *t);
+    t->pes = pes;
+    t->size = size;
+    t->my_idx = -1;
+    for (int i = 0; i < size; i++)
+        if (pes[i] == gshmemi_g.my_pe)
+            t->my_idx = i;
+    t->sync = gshmemi_team_area + (size_t)slot * gshmemi_team_slot_words;
+    if (config != NULL && (config_mask & GSHMEM_TEAM_NUM_CONTEXTS))
+        t->config.num_contexts = config->num_contexts;
+    t->config_mask = config_mask;
+    t->live = 1;
+    return slot;
+}
+
+int gshmemi_team_setup(gshmemi_state_t *g)
+{
+    size_t off;
+    int *world = malloc((size_t)g->n_pes * sizeof(int));
+    int *shared = malloc((size_t)g->n_pes * sizeof(int));
+    int *node = malloc((size_t)g->n_pes * sizeof(int));
+
+    if (world == NULL || shared == NULL || node == NULL) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "out of memory for the teams of %d PEs", g->n_pes);
+        goto fail;
+    }
+    gshmemi_team_slot_words = (GSHMEMI_TEAM_ROUNDS + (size_t)g->n_pes + 7) & ~(size_t)7;
+    size_t bytes = GSHMEM_TEAM_MAX * gshmemi_team_slot_words * sizeof(uint64_t);
+    if (gshmemi_alloc_get(g->heap.alloc, bytes, GSHMEMI_MEM_MIN_ALIGN, &off) != 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "the team area (%zu bytes: %d teams of %zu words) "
+                      "does not fit the symmetric heap (GSHMEM_SYMMETRIC_SIZE)", bytes,
+                      GSHMEM_TEAM_MAX, gshmemi_team_slot_words);
+        goto fail;
+    }
+    gshmemi_team_area = (uint64_t *)((char *)g->heap.base + off);
+    int rc = gshmemi_heap_memset(&g->heap, gshmemi_team_area, 0, bytes);
+    if (rc != 0) {
+        gshmemi_alloc_put(g->heap.alloc, off);
+        free(world), free(shared), free(node);
+        return rc;
+    }
+    memset(gshmemi_team_expected, 0, sizeof gshmemi_team_expected);
+    int n_local = 0;
+    for (int pe = 0; pe < g->n_pes; pe++) {
+        world[pe] = pe;
+        if (g->node_of[pe] == g->node_of[g->my_pe]) {
+            shared[n_local] = pe;
+            node[n_local++] = pe;
+        }
+    }
+    gshmemi_team_make(GSHMEM_TEAM_WORLD, world, g->n_pes, NULL, 0);
+    gshmemi_team_make(GSHMEM_TEAM_SHARED, shared, n_local, NULL, 0);
+    gshmemi_team_make(GSHMEM_TEAM_NODE, node, n_local, NULL, 0);
+    return GSHMEM_SUCCESS;
+
+fail:
+    free(world), free(shared), free(node);
+    return GSHMEM_ERR_NOMEM;
+}
+
+void gshmemi_team_teardown(gshmemi_state_t *g)
+{
+    for (int i = 0; i < GSHMEM_TEAM_MAX; i++) {
+        if (gshmemi_teams[i].live)
+            gshmemi_ctx_drop_team(i);   /* every context belongs to a live team */
+        gshmemi_team_free(&gshmemi_teams[i]);
+    }
+    if (gshmemi_team_area != NULL && g->heap.alloc != NULL)
+        (void)gshmemi_alloc_put(g->heap.alloc,
+                                (size_t)((char *)gshmemi_team_area - (char *)g->heap.base));
+    gshmemi_team_area = NULL;
+}
+
+gshmemi_team_t *gshmemi_team_get(const char *call, gshmem_team_t team)
+{
+    GSHMEMI_REQUIRE_INIT(call);
+    if (team == GSHMEM_TEAM_INVALID) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: team is GSHMEM_TEAM_INVALID (this PE is not a "
+                      "member)", call);
+        return NULL;
+    }
+    if (team < 0 || team >= GSHMEM_TEAM_MAX || !gshmemi_teams[team].live) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: team %d is not a live team on PE %d (destroyed "
+                      "or never created)", call, team, gshmemi_g.my_pe);
+        return NULL;
+    }
+    return &gshmemi_teams[team];
+}
+
+/* A word of this PE's team area: host heaps are read in place, a CUDA heap
+ * through a copy. */
+static uint64_t gshmemi_team_load(const char *call, const uint64_t *w)
+{
+    uint64_t v;
+
+    if (gshmemi_g.heap.kind == GSHMEMI_HEAP_HOST)
+        return __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    int rc = gshmemi_heap_copy(&gshmemi_g.heap, &v, w, sizeof v);
+    if (rc != 0)
+        gshmemi_fatal(call, "reading the team area at %p failed: %s", (const void *)w,
+                      gshmem_strerror(rc));
+    return v;
+}
+
+static int gshmemi_team_slot(const gshmemi_team_t *t)
+{
+    return (int)(t - gshmemi_teams);
+}
+
+void gshmemi_team_sync(const char *call, gshmemi_team_t *t)
+{
+    int slot = gshmemi_team_slot(t);
+
+    if (slot == GSHMEM_TEAM_WORLD) {
+        gshmemi_sync_all(call);
+        return;
+    }
+    for (int r = 0, d = 1; d < t->size; r++, d <<= 1) {
+        uint64_t one = 1, want = ++gshmemi_team_expected[slot][r];
+        gshmemi_amo(call, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, &t->sync[r], &one, NULL, NULL,
+                    t->pes[(t->my_idx + d) % t->size]);
+        for (unsigned long spins = 0; gshmemi_team_load(call, &t->sync[r]) < want; spins++)
+            gshmemi_wait_step(spins);
+    }
+}
+
+void gshmemi_team_barrier(const char *call, gshmemi_team_t *t)
+{
+    gshmemi_quiet_all(call);
+    gshmemi_team_sync(call, t);
+}
+
+void gshmemi_team_exchange(const char *call, gshmemi_team_t *t, uint64_t v, uint64_t *out)
+{
+    uint64_t *x = t->sync + GSHMEMI_TEAM_ROUNDS;
+
+    for (int i = 1; i <= t->size; i++)
+        gshmemi_rma_put(call, &x[t->my_idx], &v, sizeof v, t->pes[(t->my_idx + i) % t->size], 1);
+    gshmemi_team_barrier(call, t);   /* v's puts complete here, before v goes */
+    for (int i = 0; i < t->size; i++)
+        out[i] = gshmemi_team_load(call, &x[i]);
+    gshmemi_team_sync(call, t);      /* nobody writes x again before all have read */
+}
+
+/* ---- queries -------------------------------------------------------------- */
+
+/* my_pe and n_pes: the team, or NULL for GSHMEM_TEAM_INVALID (-1, quietly). */
+static const gshmemi_team_t *gshmemi_team_query(const char *call, gshmem_team_t team)
+{
+    GSHMEMI_REQUIRE_INIT(call);
+    return team == GSHMEM_TEAM_INVALID ? NULL : gshmemi_team_get(call, team);
+}
+
+int gshmem_team_my_pe(gshmem_team_t team)
+{
+    const gshmemi_team_t *t = gshmemi_team_query("gshmem_team_my_pe", team);
+    return t != NULL ? t->my_idx : -1;
+}
+
+int gshmem_team_n_pes(gshmem_team_t team)
+{
+    const gshmemi_team_t *t = gshmemi_team_query("gshmem_team_n_pes", team);
+    return t != NULL ? t->size : -1;
+}
+
+int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team)
+{
+    const char *call = "gshmem_team_translate_pe";
+
+    GSHMEMI_REQUIRE_INIT(call);
+    if (src_team == GSHMEM_TEAM_INVALID || dest_team == GSHMEM_TEAM_INVALID)
+        return -1;
+    gshmemi_team_t *s = gshmemi_team_get(call, src_team), *d = gshmemi_team_get(call, dest_team);
+    if (s == NULL || d == NULL || src_pe < 0 || src_pe >= s->size)
+        return -1;
+    int pe = s->pes[src_pe], lo = 0, hi = d->size - 1;
+    while (lo <= hi) {   /* members are in ascending world order */
+        int mid = lo + (hi - lo) / 2;
+        if (d->pes[mid] == pe)
+            return mid;
+        if (d->pes[mid] < pe)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t *config)
+{
+    const char *call = "gshmem_team_get_config";
+    gshmemi_team_t *t = gshmemi_team_get(call, team);
+
+    if (t == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    if (config == NULL) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: config is NULL", call);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (config_mask & GSHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = t->config.num_contexts;
+    return GSHMEM_SUCCESS;
+}
+
+int gshmem_team_sync(gshmem_team_t team)
+{
+    gshmemi_team_t *t = gshmemi_team_get("gshmem_team_sync", team);
+
+    if (t == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    gshmemi_team_sync("gshmem_team_sync", t);
+    return GSHMEM_SUCCESS;
+}
+
+void gshmem_team_destroy(gshmem_team_t team)
+{
+    const char *call = "gshmem_team_destroy";
+
+    GSHMEMI_REQUIRE_INIT(call);
+    if (team == GSHMEM_TEAM_INVALID)
+        return;
+    if (team == GSHMEM_TEAM_WORLD || team == GSHMEM_TEAM_SHARED || team == GSHMEM_TEAM_NODE)
+        gshmemi_fatal(call, "team %d is predefined (WORLD, SHARED or NODE): it cannot be "
+                      "destroyed", team);
+    if (gshmemi_team_get(call, team) == NULL)
+        gshmemi_fatal(call, "team %d is not a live team (destroyed or never created)", team);
+    gshmemi_ctx_drop_team(team);
+    gshmemi_team_free(&gshmemi_teams[team]);
+}
+
+/* ---- splits --------------------------------------------------------------- */
+
+/* config and config_mask of a split: only GSHMEM_TEAM_NUM_CONTEXTS. */
+static int gshmemi_team_config_ok(const char *call, const gshmem_team_config_t *config,
+                                  long config_mask)
+{
+    if (config_mask & ~GSHMEM_TEAM_NUM_CONTEXTS) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: config_mask %#lx has unknown bits (only "
+                      "GSHMEM_TEAM_NUM_CONTEXTS = %#lx)", call, config_mask,
+                      GSHMEM_TEAM_NUM_CONTEXTS);
+        return 0;
+    }
+    if ((config_mask & GSHMEM_TEAM_NUM_CONTEXTS) && (config == NULL || config->num_contexts < 0)) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: GSHMEM_TEAM_NUM_CONTEXTS with %s", call,
+                      config == NULL ? "a NULL config" : "a negative num_contexts");
+        return 0;
+    }
+    return 1;
+}
+
+/* n slots free on every member of p (collective over p), lowest first. */
+static int gshmemi_team_pick(const char *call, gshmemi_team_t *p, int n, int *slots)
+{
+    uint64_t mine = 0, all = ~(uint64_t)0;
+    uint64_t *masks = malloc((size_t)p->size * sizeof *masks);
+
+    if (masks == NULL)
+        gshmemi_fatal(call, "out of host memory for the masks of %d PEs", p->size);
+    for (int i = 0; i < GSHMEM_TEAM_MAX; i++)
+        if (!gshmemi_teams[i].live)
+            mine |= (uint64_t)1 << i;
+    gshmemi_team_exchange(call, p, mine, masks);
+    for (int i = 0; i < p->size; i++)
+        all &= masks[i];
+    free(masks);
+    for (int k = 0; k < n; k++) {
+        if (all == 0) {
+            GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: no free team: at most GSHMEM_TEAM_MAX = %d "
+                          "teams may be live on a PE (WORLD, SHARED and NODE included), on "
+                          "every member of the parent team", call, GSHMEM_TEAM_MAX);
+            return GSHMEM_ERR_NOMEM;
+        }
+        slots[k] = __builtin_ctzll(all);
+        all &= all - 1;
+    }
+    return GSHMEM_SUCCESS;
+}
+
+/* Parent PEs first, first + step, ... (count of them) as a new team on slot. */
+static int gshmemi_team_carve(const char *call, gshmemi_team_t *p, int slot, int first,
+                              int step, int count, const gshmem_team_config_t *config,
+                              long config_mask)
+{
+    int *pes = malloc((size_t)count * sizeof(int));
+    if (pes == NULL)
+        gshmemi_fatal(call, "out of host memory for a team of %d PEs", count);
+    for (int i = 0; i < count; i++)
+        pes[i] = p->pes[first + i * step];
+    return gshmemi_team_make(slot, pes, count, config, config_mask);
+}
+
+int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, int size,
+                              const gshmem_team_config_t *config, long config_mask,
+                              gshmem_team_t *new_team)
+{
+    const char *call = "gshmem_team_split_strided";
+    int slot;
+
+    GSHMEMI_REQUIRE_INIT(call);
+    if (new_team == NULL)
+        gshmemi_fatal(call, "new_team is NULL");
+    *new_team = GSHMEM_TEAM_INVALID;
+    gshmemi_team_t *p = gshmemi_team_get(call, parent_team);
+    if (p == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    if (start < 0 || start >= p->size || stride < 1 || size < 1 ||
+        (long)start + (long)(size - 1) * stride >= p->size) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: start %d, stride %d, size %d do not fit parent "
+                      "team %d of %d PEs (want 0 <= start, stride >= 1, size >= 1, start + "
+                      "(size - 1) * stride < %d)", call, start, stride, size, parent_team,
+                      p->size, p->size);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (!gshmemi_team_config_ok(call, config, config_mask))
+        return GSHMEM_ERR_INVALID_ARG;
+    GSHMEMI_CHECK(gshmemi_team_pick(call, p, 1, &slot));
+    int k = p->my_idx - start;
+    if (k >= 0 && k % stride == 0 && k / stride < size)
+        *new_team = gshmemi_team_carve(call, p, slot, start, stride, size, config, config_mask);
+    return GSHMEM_SUCCESS;
+}
+
+int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
+                         const gshmem_team_config_t *xaxis_config, long xaxis_mask,
+                         gshmem_team_t *xaxis_team,
+                         const gshmem_team_config_t *yaxis_config, long yaxis_mask,
+                         gshmem_team_t *yaxis_team)
+{
+    const char *call = "gshmem_team_split_2d";
+    int slots[2];
+
+    GSHMEMI_REQUIRE_INIT(call);
+    if (xaxis_team == NULL || yaxis_team == NULL)
+        gshmemi_fatal(call, "%s is NULL", xaxis_team == NULL ? "xaxis_team" : "yaxis_team");
+    *xaxis_team = *yaxis_team = GSHMEM_TEAM_INVALID;
+    gshmemi_team_t *p = gshmemi_team_get(call, parent_team);
+    if (p == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    if (xrange < 1) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: xrange %d is not positive", call, xrange);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (!gshmemi_team_config_ok(call, xaxis_config, xaxis_mask) ||
+        !gshmemi_team_config_ok(call, yaxis_config, yaxis_mask))
+        return GSHMEM_ERR_INVALID_ARG;
+    if (xrange > p->size)
+        xrange = p->size;
+    GSHMEMI_CHECK(gshmemi_team_pick(call, p, 2, slots));
+    int row = p->my_idx / xrange, col = p->my_idx % xrange;
+    int first = row * xrange, xn = p->size - first < xrange ? p->size - first : xrange;
+    int yn = (p->size - col + xrange - 1) / xrange;
+    *xaxis_team = gshmemi_team_carve(call, p, slots[0], first, 1, xn, xaxis_config, xaxis_mask);
+    *yaxis_team = gshmemi_team_carve(call, p, slots[1], col, xrange, yn, yaxis_config,
+                                     yaxis_mask);
+    return GSHMEM_SUCCESS;
+}
