@@ -20,15 +20,13 @@
 static test_run_t run_mode_rails(const char *tp, int n, const char *mode, const char *heap,
                                  int rails)
 {
-    char env[512], cmd[256], r_env[40] = "";
+    char env[512], r_env[40] = "";
     if (rails > 0)
         snprintf(r_env, sizeof r_env, " GSHMEM_OFI_AM_RAILS=%d", rails);
     snprintf(env, sizeof env, "%s GSHMEM_HEAP=%s GSHMEM_SYMMETRIC_SIZE=64M GSHMEM_DEBUG=INFO "
              "GSHMEM_DEBUG_SUBSYS=TRANSPORT%s%s", test_tp_env(tp), heap,
              strcmp(heap, "host") == 0 ? " " TEST_AM_HOST_CHUNK : "", r_env);
-    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout 240 "
-             "%%B/tests/pe/pe_ofi_cuda %s", n, mode);
-    test_run_t r = test_run(env, cmd, 260);
+    test_run_t r = test_run_env_pes(env, n, "pe_ofi_cuda", mode, 240);
     cr_log_info("ofi_cuda %s -n %d %s: %.1f s", tp, n, mode, r.seconds);
     for (const char *p = r.output; (p = strstr(p, "pe_ofi_cuda: timing: ")); p++) {
         char line[256];
@@ -107,12 +105,10 @@ Test(ofi_am_host, rails8_tcp_n4, .timeout = 300) { rails_check("ofi-tcp", 4, 8);
 static void kill_check(const char *tp, int n)
 {
     test_require_probe("tests/pe/pe_ofi_cuda", "probe-host", "");
-    char env[512], cmd[256];
+    char env[512];
     snprintf(env, sizeof env, "%s GSHMEM_HEAP=host GSHMEM_SYMMETRIC_SIZE=64M " TEST_AM_HOST_CHUNK,
              test_tp_env(tp));
-    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout 120 "
-             "%%B/tests/pe/pe_ofi_cuda host-kill", n);
-    test_run_t r = test_run(env, cmd, 90);
+    test_run_t r = test_run_env_pes(env, n, "pe_ofi_cuda", "host-kill", 80);
     cr_log_info("ofi_am_host kill %s -n %d: status %d after %.1f s", tp, n, r.status, r.seconds);
     cr_assert(strstr(r.output, "PE 1 raises SIGKILL") != NULL,
               "%s -n %d: PE 1 never reached its kill:\n%s", tp, n, test_tail(&r));

@@ -50,6 +50,21 @@ static int ofi_name_shm_endpoint(ofi_state_t *s)
     return 0;
 }
 
+int ofi_ep_open(ofi_state_t *s, struct fid_domain *domain, struct fi_info *info,
+                struct fid_cq *cq, struct fid_av **av_p, struct fid_ep **ep_p, const char **what_p)
+{
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)s->n_pes};
+    int rc = fi_av_open(domain, &av_attr, av_p, NULL);
+    *what_p = "fi_av_open";
+    if (rc == 0 && (*what_p = "fi_endpoint"))
+        rc = fi_endpoint(domain, info, ep_p, NULL);
+    if (rc == 0 && (*what_p = "fi_ep_bind(av)"))
+        rc = fi_ep_bind(*ep_p, &(*av_p)->fid, 0);
+    if (rc == 0 && (*what_p = "fi_ep_bind(cq)"))
+        rc = fi_ep_bind(*ep_p, &cq->fid, FI_TRANSMIT | FI_RECV);
+    return rc;
+}
+
 static int ofi_open_objects(ofi_state_t *s)
 {
     GSHMEMI_CHECK(ofi_name_shm_endpoint(s));
@@ -66,15 +81,8 @@ static int ofi_open_objects(ofi_state_t *s)
         GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: progress thread naps %s", s->has_rma_event ?
                       "until the remote-access counter moves or a CQ entry comes" :
                       s->cq_fd >= 0 ? "on the CQ's wait fd" : "with nanosleep");
-    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)s->n_pes};
-    if (rc == 0 && (what = "fi_av_open"))
-        rc = fi_av_open(s->domain, &av_attr, &s->av, NULL);
-    if (rc == 0 && (what = "fi_endpoint"))
-        rc = fi_endpoint(s->domain, s->info, &s->ep, NULL);
-    if (rc == 0 && (what = "fi_ep_bind(av)"))
-        rc = fi_ep_bind(s->ep, &s->av->fid, 0);
-    if (rc == 0 && (what = "fi_ep_bind(cq)"))
-        rc = fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV);
+    if (rc == 0)
+        rc = ofi_ep_open(s, s->domain, s->info, s->cq, &s->av, &s->ep, &what);
     struct fi_cntr_attr cntr_attr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
     if (rc == 0 && s->has_rma_event && (what = "fi_cntr_open"))
         rc = fi_cntr_open(s->domain, &cntr_attr, &s->rcntr, NULL);

@@ -143,6 +143,12 @@ typedef struct ofi_state {
     int stop;                     /* atomic */
 } ofi_state_t;
 
+/* ofi.c: an AV (FI_AV_TABLE, one entry per PE) and an endpoint of info in
+ * domain bound to it and to cq, not enabled yet (the caller may bind more
+ * first); returns 0 or a libfabric error, *what_p the call that failed. */
+int ofi_ep_open(ofi_state_t *s, struct fid_domain *domain, struct fi_info *info,
+                struct fid_cq *cq, struct fid_av **av_p, struct fid_ep **ep_p, const char **what_p);
+
 /* ofi_info.c */
 int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env);
 int ofi_info_check_atomics(ofi_state_t *s);

@@ -36,15 +36,8 @@ static int ofi_am_rail_open(ofi_state_t *s, ofi_am_rail_t *r)
     if (rc == 0 && (what = "fi_cq_open") &&
         ofi_cq_open(s, r->domain, 1, &r->cq, &r->cq_fd) != 0)
         rc = -FI_EOTHER;
-    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)s->n_pes};
-    if (rc == 0 && (what = "fi_av_open"))
-        rc = fi_av_open(r->domain, &av_attr, &r->av, NULL);
-    if (rc == 0 && (what = "fi_endpoint"))
-        rc = fi_endpoint(r->domain, info, &r->ep, NULL);
-    if (rc == 0 && (what = "fi_ep_bind(av)"))
-        rc = fi_ep_bind(r->ep, &r->av->fid, 0);
-    if (rc == 0 && (what = "fi_ep_bind(cq)"))
-        rc = fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV);
+    if (rc == 0)
+        rc = ofi_ep_open(s, r->domain, info, r->cq, &r->av, &r->ep, &what);
     if (rc == 0 && (what = "fi_enable"))
         rc = fi_enable(r->ep);
     if (info)

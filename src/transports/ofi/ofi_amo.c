@@ -151,7 +151,6 @@ static int ofi_amo_prepare(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_
     return ofi_amo_check(s, pe, dt, off, m_p->name);
 }
 
-
 int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
             uint64_t off, const void *operand, const void *compare, void *result)
 {
