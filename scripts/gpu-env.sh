@@ -27,3 +27,18 @@ gpu_run() {
   if timeout "$t" "$@" >"$OUT/logs/$name.log" 2>&1; then echo "PASS $name ($((SECONDS - t0)) s)"
   else echo "FAIL $name (status $?, $((SECONDS - t0)) s)"; tail -5 "$OUT/logs/$name.log"; status=1; fi
 }
+
+# gpu_pingpong PROVIDER NAME: fi_pingpong's 8 B RDM round trip on loopback
+# (the provider's own, .gpu/bin from gpu-pack.sh), log in
+# $OUT/logs/pingpong-NAME.log, the round trip printed; nothing without it.
+gpu_pingpong() {
+  local prov=$1 n=$2 port=$((20000 + RANDOM % 20000))
+  command -v fi_pingpong >/dev/null || return 0
+  timeout 60 fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 -B $port >/dev/null 2>&1 &
+  sleep 0.5
+  timeout 60 fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 -P $port 127.0.0.1 \
+    >"$OUT/logs/pingpong-$n.log" 2>&1
+  wait
+  awk '$1 == "8" && NF >= 8 {printf "  %s fi_pingpong 8 B round trip %.2f us\n", n, 2 * $7}' \
+    n="$n" "$OUT/logs/pingpong-$n.log"
+}

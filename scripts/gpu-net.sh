@@ -86,16 +86,7 @@ if want lat; then   # 8 B put + quiet from a kernel over this path (ofi/tcp and 
       "$B/apps/perf/device/gshmem-perf-dev-queue-latency" -b 8 -e 8 -n 30 -w 3 -r 100 \
       -o "$OUT/csv/queue-lat-$n.csv"
     grep -v "^#" "$OUT/logs/lat-$n.log" | sed "s/^/  $n /"
-    if command -v fi_pingpong >/dev/null; then   # the provider's own round trip
-      port=$((20000 + RANDOM % 20000))
-      timeout 60 fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 -B $port >/dev/null 2>&1 &
-      sleep 0.5
-      timeout 60 fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 -P $port 127.0.0.1 \
-        >"$OUT/logs/pingpong-$n.log" 2>&1
-      wait
-      awk '$1 == "8" && NF >= 8 {printf "  %s fi_pingpong 8 B round trip %.2f us\n", n, 2 * $7}' \
-        n="$n" "$OUT/logs/pingpong-$n.log"
-    fi
+    gpu_pingpong "$prov" "$n"   # the provider's own round trip
   done
 fi
 if want dlrm; then

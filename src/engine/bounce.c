@@ -87,8 +87,8 @@ int gshmemi_proxy_bounce_wanted(gshmemi_proxy_t *p, gshmemi_transport_t *tp, int
 
 int gshmemi_proxy_bounce_sync(gshmemi_proxy_t *p)
 {
-    if (p->bounce_stream == NULL)
-        return GSHMEM_SUCCESS;
+    if (p->bounce_stream == NULL || p->arena_used == 0)
+        return GSHMEM_SUCCESS;   /* nothing bounced since the last sync: no CUDA call */
     cudaError_t e = cudaStreamSynchronize((cudaStream_t)p->bounce_stream);
     if (e != cudaSuccess)
         return proxy_bounce_err(e, "cudaStreamSynchronize of the bounce stream", 0);

@@ -117,6 +117,7 @@ static int proxy_run(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
         p->n_pend--;
     }
     rc = gshmemi_proxy_exec(p, k, idx, w, x);
+    gshmemi_trace(GSHMEMI_TR_EXEC);
     if (rc != 0) {
         gshmemi_proxy_fail(p, rc);
         return 1;
@@ -144,6 +145,7 @@ static int proxy_take(gshmemi_proxy_t *p, uint32_t k)
                          gshmemi_qwqe_slots(&ch->pend.w) == 2 ? &ch->pend.x : NULL);
     if (!gshmemi_ring_poll(&ch->c, &w, &idx))
         return 0;
+    gshmemi_trace(GSHMEMI_TR_TAKE);
     uint32_t n = gshmemi_qwqe_slots(&w);
     if (n == 2 && !proxy_poll_ext(p, ch, &x)) {
         proxy_reject(p, k, idx, &w, "its EXT slot never arrived", GSHMEM_ERR_INVALID_ARG);
@@ -182,8 +184,13 @@ static void proxy_idle(gshmemi_proxy_t *p)
     if (rc != 0)
         gshmemi_proxy_fail(p, rc);
     gshmemi_proxy_settle(p);
-    for (uint32_t k = 0; k < p->n_chan; k++)
+    int publish = 0;
+    for (uint32_t k = 0; k < p->n_chan; k++) {
+        publish |= p->chan[k].c.completed != p->chan[k].c.completed_published;
         gshmemi_ring_flush(&p->chan[k].c);
+    }
+    if (publish)
+        gshmemi_trace(GSHMEMI_TR_PUBLISH);
     if (p->mark_head != p->mark_tail && p->status == 0) {
         gshmemi_idle_busy(&p->idle);   /* completions to publish: poll, never nap */
         return;

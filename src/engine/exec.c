@@ -133,6 +133,7 @@ int gshmemi_proxy_marks_poll(gshmemi_proxy_t *p)
         }
         if (rc == 0)
             return GSHMEM_SUCCESS;
+        gshmemi_trace(GSHMEMI_TR_DONE);
         for (uint32_t k = 0; k < p->n_chan; k++)
             gshmemi_ring_complete(&p->chan[k].c, m->executed[k]);
         p->mark_head++;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include "proxy.h"
 #include "base/util/idle.h"
+#include "base/util/trace.h"
 
 #define PROXY_SUBSYS GSHMEMI_SUBSYS_PROXY
 

@@ -10,11 +10,17 @@
  * queue_bench::ofi_target_counts_served: the target of RMA gets no CQ
  * entry, so its progress thread must count what it serves (FI_RMA_EVENT)
  * or it naps between a peer's requests (put + quiet took 114 us instead of
- * 8 us): PE 1, which only serves, must report served accesses. */
+ * 8 us): PE 1, which only serves, must report served accesses.
+ *
+ * queue_bench::trace_stages: GSHMEM_TRACE over the active-message path (host
+ * heap): each PE writes its file, and between them every stage of a put
+ * through the engine appears (the engine's on PE 0, the target's on PE 1),
+ * each with a plausible clock value. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests_common.h"
 
@@ -92,4 +98,51 @@ Test(queue_bench, ofi_target_counts_served)
               "PE 1 served PE 0's puts, gets and atomics but its progress thread counted "
               "%llu of them:\n%.200s", served, line);
     test_run_free(&r);
+}
+
+/* Count of lines of file f whose stage column is stage (pe,stage,ns). */
+static int qb_stage_count(const char *f, const char *stage, unsigned long long *ns_p)
+{
+    FILE *fp = fopen(f, "r");
+    if (fp == NULL)
+        return -1;
+    char line[128];
+    int n = 0;
+    while (fgets(line, sizeof line, fp)) {
+        char *c1 = strchr(line, ',');
+        char *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        if (c2 == NULL || (size_t)(c2 - c1 - 1) != strlen(stage) ||
+            strncmp(c1 + 1, stage, strlen(stage)) != 0)
+            continue;
+        *ns_p = strtoull(c2 + 1, NULL, 10);
+        n++;
+    }
+    fclose(fp);
+    return n;
+}
+
+Test(queue_bench, trace_stages)
+{
+    char dir[] = "/tmp/gshmem-trace-XXXXXX";
+    cr_assert(mkdtemp(dir) != NULL, "mkdtemp failed");
+    char env[512], f[2][600];
+    snprintf(env, sizeof env, "GSHMEM_HEAP=host GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER=shm "
+             "GSHMEM_OFI_AM=1 GSHMEM_TRACE=%s/tr", dir);
+    test_run_t r = qb_exec(env);
+    test_run_free(&r);
+    static const char *const stages[] = {"take", "exec", "send", "recv", "apply", "visible",
+                                         "ack", "acked", "done", "publish"};
+    for (int pe = 0; pe < 2; pe++)
+        snprintf(f[pe], sizeof f[pe], "%s/tr.%d.csv", dir, pe);
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        unsigned long long ns = 0;
+        int n0 = qb_stage_count(f[0], stages[i], &ns), n1 = qb_stage_count(f[1], stages[i], &ns);
+        cr_assert(n0 >= 0 && n1 >= 0, "GSHMEM_TRACE: %s or %s was not written", f[0], f[1]);
+        cr_assert(n0 + n1 > 0, "GSHMEM_TRACE: no '%s' stamp in %s or %s", stages[i], f[0],
+                  f[1]);
+        cr_assert(ns > 1000000ull, "GSHMEM_TRACE: stage '%s' stamped %llu ns", stages[i], ns);
+    }
+    for (int pe = 0; pe < 2; pe++)
+        unlink(f[pe]);
+    rmdir(dir);
 }

@@ -11,6 +11,12 @@
  *   word, a CPU thread spinning on it answers in a second host-mapped
  *   word, the GPU spins until it sees the answer: -r round trips per
  *   kernel, us per round trip.
+ * - phases (-p): the queue put again, 8 B only, split where the device
+ *   spends its time (the GPU's global timer): posting the entry, waiting
+ *   for it to complete, and the quiet after it; printed as "# phases" lines
+ *   (us per put, mean). The blocking put is taken apart with the runtime's
+ *   own device functions (gshmemi_devq_*: what gshmem_putmem does for an
+ *   aligned 8 B source on the queue path).
  * Without the queue path (not built, or not usable at run time) the queue
  * column is nan, the reason is printed, and the doorbell is still measured.
  *
@@ -32,6 +38,39 @@ __global__ void ql_put_kernel(char *dst, const char *src, size_t n, int peer, in
         gshmem_putmem(dst, src, n, peer);
         gshmem_quiet();
     }
+}
+
+__device__ __forceinline__ uint64_t ql_gtime(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* sums[0..2]: ns posting, waiting, in quiet, over reps puts of 8 B. */
+__global__ void ql_phases_kernel(uint64_t *dst, const uint64_t *src, int peer, int reps,
+                                 unsigned long long *sums)
+{
+#if defined(GSHMEMI_DEV_PASS)   /* the gshmemi_devq_* bodies exist in the device pass only */
+    unsigned long long a = 0, b = 0, q = 0;
+    for (int i = 0; i < reps; i++) {
+        uint64_t t0 = ql_gtime();
+        gshmemi_wqe_t w = gshmemi_devq_wqe(0, gshmemi_devq_off(dst), *src, GSHMEMI_OP_PUT,
+                                           GSHMEMI_WQE_F_INLINE, 0, peer);
+        gshmemi_devq_ticket_t t = gshmemi_devq_post("ql_phases", peer, &w, 1);
+        uint64_t t1 = ql_gtime();
+        gshmemi_devq_wait("ql_phases", peer, t);
+        uint64_t t2 = ql_gtime();
+        gshmem_quiet();
+        uint64_t t3 = ql_gtime();
+        a += t1 - t0;
+        b += t2 - t1;
+        q += t3 - t2;
+    }
+    sums[0] += a;
+    sums[1] += b;
+    sums[2] += q;
+#endif
 }
 
 /* The two host-mapped words, a cache line apart. */
@@ -97,6 +136,7 @@ static void ql_bell_alloc(ql_bell_t *b)
 typedef struct ql_ctx {
     char *src, *dst;
     int reps;
+    int phases;              /* -p */
     const char *no_queue;    /* why the queue path is not measured, or NULL */
     ql_bell_t bell;
     bdev_timer_t timer;
@@ -104,7 +144,33 @@ typedef struct ql_ctx {
 
 static int ql_opt(int opt, const char *arg, void *ctx)
 {
+    if (opt == 'p') {
+        ((ql_ctx_t *)ctx)->phases = 1;
+        return 0;
+    }
     return bdev_parse_int(QL_NAME, opt, arg, 1, &((ql_ctx_t *)ctx)->reps);
+}
+
+/* PE 0: the phases of an 8 B queue put (after the timed runs). */
+static void ql_phases(ql_ctx_t *c, const perf_opts_t *o)
+{
+    unsigned long long *sums, h[3];
+    BCU(cudaMalloc((void **)&sums, sizeof h));
+    BCU(cudaMemset(sums, 0, sizeof h));
+    ql_phases_kernel<<<1, 1, 0, c->timer.stream>>>((uint64_t *)c->dst, (const uint64_t *)c->src,
+                                                   1, c->reps, sums);   /* warm-up */
+    BCU(cudaMemsetAsync(sums, 0, sizeof h, c->timer.stream));
+    for (int i = 0; i < o->iters; i++)
+        ql_phases_kernel<<<1, 1, 0, c->timer.stream>>>((uint64_t *)c->dst,
+                                                       (const uint64_t *)c->src, 1, c->reps, sums);
+    BCU(cudaStreamSynchronize(c->timer.stream));
+    BCU(cudaGetLastError());
+    BCU(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost));
+    BCU(cudaFree(sums));
+    double n = (double)o->iters * c->reps * 1000.0;
+    printf("# phases: 8 B queue put, us per put (mean of %d): post %.3f, wait %.3f, quiet %.3f, "
+           "sum %.3f\n", o->iters * c->reps, h[0] / n, h[1] / n, h[2] / n,
+           (h[0] + h[1] + h[2]) / n);
 }
 
 static void ql_check(ql_ctx_t *c, size_t s)
@@ -175,7 +241,8 @@ int main(int argc, char **argv)
     perf_opts_init(&o, QL_NAME, 8, 8);
     o.iters = 50;
     o.warmup = 5;
-    perf_extra_opts_t extra = {"r:", "  -r N     operations per timed kernel (default 200)\n",
+    perf_extra_opts_t extra = {"r:p", "  -r N     operations per timed kernel (default 200)\n"
+                                      "  -p       also the device-side phases of an 8 B put\n",
                                ql_opt, &c};
     int prc = perf_opts_parse(&o, argc, argv, &extra);
     if (prc != 0)
@@ -203,6 +270,10 @@ int main(int argc, char **argv)
     for (size_t s = perf_size_first(&o); s; s = perf_size_next(&o, s))
         ql_run_size(&c, &o, s, &t);
     bdev_table_close(&t);
+    brt_barrier();
+    if (c.phases && c.no_queue == NULL && brt_my_pe() == 0)
+        ql_phases(&c, &o);
+    brt_barrier();
     if (c.no_queue && brt_my_pe() == 0)
         printf("# %s: %s\n", QL_NAME, c.no_queue);
 

@@ -121,6 +121,9 @@ GSHMEMI_HD int gshmemi_ring_post(const gshmemi_ring_t *r, const gshmemi_wqe_t *w
                                  uint32_t n, uint32_t *waits_p, uint64_t *idx_p);
 /* Refresh the cache from the host words if this thread wins the token. */
 GSHMEMI_HD void gshmemi_ring_refresh(const gshmemi_ring_t *r);
+/* Quiet's refresh: the completed count only (and the status when
+ * with_status); 1 when this thread read the host words. */
+GSHMEMI_HD int gshmemi_ring_refresh_completed(const gshmemi_ring_t *r, int with_status);
 /* Wait until entry idx is complete (completed > idx). 0 or the engine's error. */
 GSHMEMI_HD int gshmemi_ring_quiet(const gshmemi_ring_t *r, uint64_t idx);
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "base/util/trace.h"
 #include "select.h"
 #include "device_state.h"
 #include "engine/proxy.h"   /* proxy engine: start/stop (queue path) */
@@ -219,6 +220,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     g->my_pe = g->boot->my_pe;
     g->n_pes = g->boot->n_pes;
     gshmemi_log_set_pe(g->my_pe);
+    GSHMEMI_CHECK_GOTO(gshmemi_trace_init(g->cfg.trace, g->my_pe), rc, fail_bootstrap);
     if (g->cfg.info && g->my_pe == 0) {
         gshmemi_config_print(&g->cfg, stdout);
         fflush(stdout);
@@ -257,6 +259,7 @@ fail_heap:
 fail_node_map:
     free(g->node_of);
 fail_bootstrap:
+    gshmemi_trace_fini();
     g->boot->ops->finalize(g->boot);
     gshmemi_log_set_pe(-1);
 fail_state:
@@ -357,6 +360,7 @@ void gshmem_finalize(void)
     gshmemi_reg_clear(&g->regs);
     gshmemi_heap_destroy(&g->heap);
     free(g->node_of);
+    gshmemi_trace_fini();
     int rc = g->boot->ops->finalize(g->boot);
     if (rc != 0)
         GSHMEMI_WARN(GSHMEMI_SUBSYS_INIT, "gshmem_finalize: bootstrap finalize: %s",

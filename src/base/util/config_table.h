@@ -12,6 +12,9 @@ GSHMEMI_CFG(string, SYMMETRIC_LIBS, symmetric_libs, "",
             "globals are symmetric too")
 GSHMEMI_CFG(string, DEBUG, debug, "WARN",
             "log level: NONE, ERROR, WARN, INFO, DEBUG or TRACE")
+GSHMEMI_CFG(string, TRACE, trace, "",
+            "path prefix: each PE writes PREFIX.<pe>.csv at finalize, timestamps of the "
+            "network path's stages (scripts/trace_stages.py reads them; empty: off)")
 GSHMEMI_CFG(string, DEBUG_SUBSYS, debug_subsys, "ALL",
             "comma list of INIT,HEAP,TRANSPORT,PROXY,AGG,BOOTSTRAP,COLL or ALL")
 GSHMEMI_CFG(string, BOOTSTRAP, bootstrap, "auto",

@@ -24,6 +24,7 @@
 #include "gshmem_types.h"
 #include "base/util/log.h"
 #include "base/util/idle.h"
+#include "base/util/trace.h"
 
 #define OFI_API_VERSION FI_VERSION(1, 10)
 #define OFI_SUBSYS GSHMEMI_SUBSYS_TRANSPORT
@@ -190,6 +191,8 @@ int ofi_quiet(ofi_state_t *s);
 /* ofi_rma.c */
 int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
                 size_t n, int nbi);
+int ofi_rma_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                      size_t n);
 int ofi_rma_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, size_t n,
                 int nbi);
 /* Flags of the next op to pe: FI_COMPLETION, FI_FENCE if one is pending. */
@@ -217,6 +220,7 @@ void ofi_am_env(const gshmemi_config_t *cfg);
 int ofi_am_setup(ofi_state_t *s, const gshmemi_config_t *cfg);
 void ofi_am_close(ofi_state_t *s);    /* after the endpoint is closed */
 int ofi_am_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n, int nbi);
+int ofi_am_put_value(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n);
 int ofi_am_get(ofi_state_t *s, int pe, void *dst, uint64_t off, size_t n, int nbi);
 int ofi_am_amo(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                   uint64_t off, const void *operand, const void *compare, void *result);

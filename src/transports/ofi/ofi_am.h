@@ -137,6 +137,7 @@ typedef struct ofi_am {
     /* quiet marks (ofi_am_quiet_mark): what had been issued at each */
     ofi_am_mark_t marks[OFI_AM_MARKS];
     uint64_t n_marks;        /* marks made (the next one's number) */
+    unsigned tests;          /* ofi_am_quiet_test's looks (the engine's thread only) */
 
     ofi_am_rail_t rails[OFI_RAILS_MAX];
     int n_rails;

@@ -177,6 +177,7 @@ int ofi_am_rail_drain(ofi_state_t *s, ofi_am_rail_t *r)
             ofi_am_event(s, op, GSHMEM_ERR_TRANSPORT);   /* frees the buffer, counts the failure */
             return GSHMEM_ERR_TRANSPORT;
         }
+        gshmemi_trace(GSHMEMI_TR_SEND);
         r->msgs++;
         r->bytes += m->len;
         sent++;

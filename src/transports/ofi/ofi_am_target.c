@@ -275,10 +275,12 @@ static void ofi_am_on_message(ofi_state_t *s, ofi_op_t *op)
             uint64_t cur = __atomic_load_n(&st->acked[src], __ATOMIC_ACQUIRE);
             if (h->seq > cur)
                 __atomic_store_n(&st->acked[src], h->seq, __ATOMIC_RELEASE);
+            gshmemi_trace(GSHMEMI_TR_ACKED);
         }
         ofi_am_post_recv(s, op);
         return;
     }
+    gshmemi_trace(GSHMEMI_TR_RECV);
     if (h->seq != st->applied[src]) {   /* early: wait for its turn */
         ofi_am_push(&st->stash[src], op);
         return;
@@ -286,6 +288,7 @@ static void ofi_am_on_message(ofi_state_t *s, ofi_op_t *op)
     ofi_am_apply(s, op);
     while ((op = ofi_am_stash_take(st, src)) != NULL)
         ofi_am_apply(s, op);
+    gshmemi_trace(GSHMEMI_TR_APPLY);
 }
 
 void ofi_am_event(ofi_state_t *s, ofi_op_t *op, int err)
@@ -323,6 +326,7 @@ static void ofi_am_send_acks(ofi_state_t *s)
                           .seq = st->visible[src]};
         ssize_t rc = fi_inject(s->ep, &h, sizeof h, s->peers[src].addr);
         if (rc == 0) {
+            gshmemi_trace(GSHMEMI_TR_ACK);
             st->acked_out[src] = st->visible[src];
             st->src_err[src] = 0;
         } else if (rc == -FI_EAGAIN) {
@@ -360,6 +364,7 @@ static void ofi_am_batch_retire(ofi_state_t *s, unsigned i, int rc)
             st->src_err[src] = rc;
         st->visible[src] = applied[src];
     }
+    gshmemi_trace(GSHMEMI_TR_VISIBLE);
     ofi_am_repost(s, st->batch_done[i % OFI_AM_BATCHES]);
     st->batch_done[i % OFI_AM_BATCHES] = NULL;
     st->ack_due = 1;

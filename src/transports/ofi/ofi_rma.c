@@ -121,6 +121,22 @@ static size_t ofi_chunk_size(ofi_state_t *s, int usable)
     return c;
 }
 
+/* The engine's inline data (host memory): over active messages, put
+ * without asking the CUDA runtime what src is. */
+int ofi_rma_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                      size_t n)
+{
+#ifdef GSHMEM_HAVE_CUDA
+    ofi_state_t *s = ofi_state(tp);
+    if (s->am) {
+        GSHMEMI_CHECK(ofi_check_pe(s, pe, "put"));
+        GSHMEMI_CHECK(ofi_check_range(s, dst_off, n, "put", pe));
+        return ofi_am_put_value(s, pe, dst_off, src, n);
+    }
+#endif
+    return ofi_rma_put(tp, pe, dst_off, src, n, 1);
+}
+
 int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
                 size_t n, int nbi)
 {
