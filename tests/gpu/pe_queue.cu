@@ -352,9 +352,11 @@ static void run_perf(sym *s)
         k_rate<<<NB, NT>>>(s, right, rate_n);
         CU_SYNC();
         double dt = now_s() - t0;
-        printf("pe_queue: perf (PE 0 -> %d, %d PEs, queue path over p2p): g %.2f us, blocking "
+        const char *tp = getenv("GSHMEM_TRANSPORTS"), *prov = getenv("GSHMEM_OFI_PROVIDER");
+        printf("pe_queue: perf (PE 0 -> %d, %d PEs, queue path over %s%s%s): g %.2f us, blocking "
                "putmem(8 B) %.2f us, fetch_add %.2f us, p+quiet %.2f us; nbi p rate %.2f M/s "
-               "(%d threads x %d)\n", right, npes, ns[0] / 1e3 / n, ns[1] / 1e3 / n,
+               "(%d threads x %d)\n", right, npes, tp ? tp : "auto", prov ? " " : "",
+               prov ? prov : "", ns[0] / 1e3 / n, ns[1] / 1e3 / n,
                ns[2] / 1e3 / n, ns[3] / 1e3 / n, (double)NB * NT * rate_n / dt / 1e6,
                NB * NT, rate_n);
     }

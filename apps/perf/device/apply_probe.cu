@@ -9,6 +9,8 @@
  *   copy+event   cudaMemcpyAsync H2D from pinned memory on a non-blocking
  *                stream, cudaEventRecord, spin on cudaEventQuery (the
  *                path's applies today)
+ *   pageable     the same copy from pageable memory (the driver may carry a
+ *                small one in its command stream instead of a DMA)
  *   kernel+event a 1-warp kernel that reads the pinned bytes (mapped) and
  *                stores them, then an event as above
  *   receiver     a resident 1-warp kernel polls a pinned descriptor word,
@@ -20,6 +22,13 @@
  *
  * Every apply is checked: the device word must hold the bytes afterwards
  * (read back at the end of each sample for the last apply).
+ *
+ * Then the device side of a queue post and quiet, one GPU thread, ns per
+ * operation (the GPU's global timer, mean of -r): fence.sc.sys
+ * (__threadfence_system), fence.acq_rel.sys, a relaxed store to pinned host
+ * memory + fence.sc.sys, the same with fence.acq_rel.sys, a release store
+ * to pinned host memory (the doorbell), an acquire load of pinned host
+ * memory, a GPU-scope and a system-scope atomic add on device memory.
  *
  *   gshmem-perf-dev-apply-probe [-b 8] [-r 1000] [-n 15]
  */
@@ -85,10 +94,47 @@ __global__ void ap_receiver(volatile uint64_t *ctl, uint64_t *dst, const uint64_
     }
 }
 
+__device__ __forceinline__ uint64_t ap_gtime(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+    return t;
+}
+
+#define AP_PRIMS 8
+__global__ void ap_prims(uint64_t *host, uint64_t *dev, int reps, unsigned long long *ns)
+{
+    uint64_t t0, v = 0;
+#define AP_TIME(k, body)                        \
+    t0 = ap_gtime();                            \
+    for (int i = 0; i < reps; i++) {            \
+        body;                                   \
+    }                                           \
+    ns[k] = ap_gtime() - t0;
+    AP_TIME(0, asm volatile("fence.sc.sys;" ::: "memory"))
+    AP_TIME(1, asm volatile("fence.acq_rel.sys;" ::: "memory"))
+    AP_TIME(2, asm volatile("st.relaxed.sys.u64 [%0], %1; fence.sc.sys;" ::"l"(host), "l"((uint64_t)i)
+                                : "memory"))
+    AP_TIME(3, asm volatile("st.relaxed.sys.u64 [%0], %1; fence.acq_rel.sys;" ::"l"(host),
+                            "l"((uint64_t)i) : "memory"))
+    AP_TIME(4, asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(host + 8), "l"((uint64_t)i)
+                                : "memory"))
+    AP_TIME(5, { uint64_t x; asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(x) : "l"(host + 16)
+                                          : "memory"); v += x; })
+    AP_TIME(6, { uint64_t x; asm volatile("atom.relaxed.gpu.add.u64 %0, [%1], 1;" : "=l"(x)
+                                          : "l"(dev) : "memory"); v += x; })
+    AP_TIME(7, { uint64_t x; asm volatile("atom.relaxed.sys.add.u64 %0, [%1], 1;" : "=l"(x)
+                                          : "l"(dev) : "memory"); v += x; })
+#undef AP_TIME
+    if (v == 42)
+        dev[1] = v;   /* keeps the loads */
+}
+
 typedef struct ap {
     size_t bytes;
     uint32_t words;
     uint64_t *src;      /* pinned */
+    uint64_t *psrc;     /* pageable */
     uint64_t *ctl;      /* pinned */
     uint64_t *dst;      /* device */
     cudaStream_t s, rs;
@@ -131,6 +177,19 @@ static double ap_copy_event(ap_t *a, uint64_t base)
     for (int i = 0; i < a->reps; i++) {
         ap_fill(a, base + (uint64_t)i * 1000);
         AP_CHECK(cudaMemcpyAsync(a->dst, a->src, a->bytes, cudaMemcpyHostToDevice, a->s));
+        ap_event_wait(a);
+    }
+    return (ap_now_us() - t0) / a->reps;
+}
+
+static double ap_pageable_event(ap_t *a, uint64_t base)
+{
+    double t0 = ap_now_us();
+    for (int i = 0; i < a->reps; i++) {
+        uint64_t v = base + (uint64_t)i * 1000;
+        for (uint32_t k = 0; k < a->words; k++)
+            a->psrc[k] = v + k;
+        AP_CHECK(cudaMemcpyAsync(a->dst, a->psrc, a->bytes, cudaMemcpyHostToDevice, a->s));
         ap_event_wait(a);
     }
     return (ap_now_us() - t0) / a->reps;
@@ -209,23 +268,28 @@ int main(int argc, char **argv)
     AP_CHECK(cudaHostAlloc((void **)&a.src, a.bytes, cudaHostAllocMapped));
     AP_CHECK(cudaHostAlloc((void **)&a.ctl, 64 * sizeof(uint64_t), cudaHostAllocMapped));
     AP_CHECK(cudaMalloc((void **)&a.dst, a.bytes));
+    a.psrc = (uint64_t *)malloc(a.bytes);
+    if (a.psrc == NULL) {
+        fprintf(stderr, "apply-probe: out of memory\n");
+        return 1;
+    }
     AP_CHECK(cudaStreamCreateWithFlags(&a.s, cudaStreamNonBlocking));
     AP_CHECK(cudaStreamCreateWithFlags(&a.rs, cudaStreamNonBlocking));
     AP_CHECK(cudaEventCreateWithFlags(&a.ev, cudaEventDisableTiming));
     ap_copy_event(&a, 1);   /* warm-up */
     ap_kernel_event(&a, 1);
 
-    const char *names[4] = {"copy+event", "kernel+event", "receiver", "doorbell"};
-    std::vector<double> t[4];
+    const char *names[5] = {"copy+event", "kernel+event", "receiver", "doorbell", "pageable"};
+    std::vector<double> t[5];
     int bad = 0;
     for (int k = 0; k < samples; k++) {
         uint64_t base = 0x100000000ull * (uint64_t)(k + 1);
-        for (int m = 0; m < 4; m++) {
+        for (int m = 0; m < 5; m++) {
             uint64_t b = base + 0x10000000ull * (uint64_t)m;
             double us = m == 0 ? ap_copy_event(&a, b) : m == 1 ? ap_kernel_event(&a, b)
-                                                               : ap_receiver_run(&a, b, m == 2);
+                      : m == 4 ? ap_pageable_event(&a, b) : ap_receiver_run(&a, b, m == 2);
             t[m].push_back(us);
-            if (m < 3)
+            if (m != 3)
                 bad |= ap_verify(&a, b + (uint64_t)(a.reps - (m == 2 ? 0 : 1)) * 1000,
                                  names[m]);
         }
@@ -233,9 +297,27 @@ int main(int argc, char **argv)
     printf("# apply-probe: %zu B per apply, %d applies per sample, median of %d; check %s\n",
            a.bytes, a.reps, samples, bad ? "FAILED" : "ok");
     printf("method,bytes,us_median,us_min\n");
-    for (int m = 0; m < 4; m++) {
+    for (int m = 0; m < 5; m++) {
         std::sort(t[m].begin(), t[m].end());
         printf("%s,%zu,%.3f,%.3f\n", names[m], a.bytes, t[m][t[m].size() / 2], t[m][0]);
     }
+    /* the device side of a post and a quiet */
+    static const char *prim[AP_PRIMS] = {"fence.sc.sys", "fence.acq_rel.sys",
+                                         "st.relaxed.sys(host)+fence.sc.sys",
+                                         "st.relaxed.sys(host)+fence.acq_rel.sys",
+                                         "st.release.sys(host)", "ld.acquire.sys(host)",
+                                         "atom.add.gpu(device)", "atom.add.sys(device)"};
+    unsigned long long *ns, h[AP_PRIMS];
+    uint64_t *dev2;
+    AP_CHECK(cudaMalloc((void **)&ns, sizeof h));
+    AP_CHECK(cudaMalloc((void **)&dev2, 2 * sizeof(uint64_t)));
+    AP_CHECK(cudaMemset(dev2, 0, 2 * sizeof(uint64_t)));
+    ap_prims<<<1, 1>>>(a.ctl, dev2, 100, ns);   /* warm-up */
+    ap_prims<<<1, 1>>>(a.ctl, dev2, a.reps, ns);
+    AP_CHECK(cudaDeviceSynchronize());
+    AP_CHECK(cudaMemcpy(h, ns, sizeof h, cudaMemcpyDeviceToHost));
+    printf("primitive,ns_mean\n");
+    for (int k = 0; k < AP_PRIMS; k++)
+        printf("%s,%.1f\n", prim[k], (double)h[k] / a.reps);
     return bad;
 }
