@@ -357,7 +357,9 @@ void gshmem_ctx_getmem_nbi(gshmem_ctx_t ctx, void *dest, const void *source, siz
  * elements for reductions; pe_root is a team PE number. Return 0 on
  * success, like OpenSHMEM 1.5, else a negative status, logged (not a
  * member, bad root). Host or CUDA heap alike (a CUDA heap's data is copied,
- * never read by the CPU in place). */
+ * never read by the CPU in place, on streams that do not wait for the
+ * program's: complete what wrote source first; a cudaMemcpy from pageable
+ * memory may return before its bytes land, so synchronize after it). */
 int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source,
                         size_t nelems, int pe_root);
 int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *source,
