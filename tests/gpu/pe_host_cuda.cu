@@ -9,7 +9,8 @@
  *  - point synchronization between ring neighbours: <T>_wait_until and
  *    _test for the four types and every comparison, the set forms (all, any,
  *    some, their _vector forms, status masks) as waits and tests,
- *    signal_wait_until after put-with-signal (SET) and after every PE's ADD;
+ *    signal_wait_until after put-with-signal (SET) and after every PE's ADD
+ *    (no quiet before the first wait: progress must deliver the signal);
  *  - no waiting for the user's kernels: a kernel on the legacy default
  *    stream raises a flag and spins until the host answers; the host's
  *    wait_until, test, signal_wait_until and a team sync must all return
@@ -28,7 +29,24 @@
 
 static int me, npes;
 
-static void h2d(void *d, const void *h, size_t n) { CU(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)); }
+/* A cudaMemcpy from pageable memory to the device may return before the
+ * bytes land (CUDA's "API synchronization behavior"); gshmem reads and
+ * writes the heap on streams of its own that are not ordered after the
+ * legacy one, so a put right after read the old source (the first
+ * broadcast got 0 from the fresh heap at 4 PEs) and a late ivar or signal
+ * reset could land over a peer's put. The sync makes the bytes land
+ * first. PE_HOST_CUDA_H2D_NOSYNC=1 (diagnostic only) leaves it out. */
+static int h2d_nosync = -1;
+static void h2d(void *d, const void *h, size_t n)
+{
+    if (h2d_nosync < 0)
+        h2d_nosync = getenv("PE_HOST_CUDA_H2D_NOSYNC") != NULL &&
+                     strcmp(getenv("PE_HOST_CUDA_H2D_NOSYNC"), "1") == 0;
+    CU(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
+    if (!h2d_nosync)
+        CU(cudaStreamSynchronize(0));
+}
+/* Device to host: complete on return. */
 static void d2h(void *h, const void *d, size_t n) { CU(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost)); }
 
 static void fill_i32(int32_t *d, int32_t v, size_t n)
