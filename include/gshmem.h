@@ -223,7 +223,8 @@ uint64_t gshmem_signal_fetch(const uint64_t *sig_addr);
 uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
 /* ---- point synchronization ------------------------------------------- */
-/* The set forms (OpenSHMEM 1.5): ivars is a symmetric array of nelems;
+/* On a CUDA heap the waits poll the ivars by copies on a stream of their
+ * own, so they return while the user's kernels run. The set forms (OpenSHMEM 1.5): ivars is a symmetric array of nelems;
  * status (may be NULL: all included) excludes ivars[i] where status[i] is
  * non-zero; _vector forms compare ivars[i] with cmp_values[i]. _all waits
  * until every included one holds (test_all: 1 when they do); _any returns
@@ -355,7 +356,10 @@ void gshmem_ctx_getmem_nbi(gshmem_ctx_t ctx, void *dest, const void *source, siz
  * bytes for the *mem forms, elements of elem_size bytes where given, and
  * elements for reductions; pe_root is a team PE number. Return 0 on
  * success, like OpenSHMEM 1.5, else a negative status, logged (not a
- * member, bad root, a CUDA heap for reductions: the host reads the data). */
+ * member, bad root). Host or CUDA heap alike (a CUDA heap's data is copied,
+ * never read by the CPU in place, on streams that do not wait for the
+ * program's: complete what wrote source first; a cudaMemcpy from pageable
+ * memory may return before its bytes land, so synchronize after it). */
 int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source,
                         size_t nelems, int pe_root);
 int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *source,

@@ -1,11 +1,16 @@
 /* pe_check.h: checks for PE programs. A failed check prints the PE, the
  * file, the line and the values, then exits 1 (the launcher ends the
- * others and reports it). */
+ * others and reports it) by _exit after flushing: exit() would run the
+ * atexit handlers and tear the CUDA runtime down while gshmem's progress
+ * threads still call into it (SIGSEGV in cudaGetDevice under ofi's rail
+ * threads, printed after the real error). */
 #ifndef GSHMEM_PE_CHECK_H
 #define GSHMEM_PE_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
 #include "gshmem.h"
 
 /* PE_CHECK_AT names the PE given: for programs below the host API, which
@@ -13,11 +18,16 @@
 #define PE_CHECK_AT(pe, cond, ...)                                              \
     do {                                                                        \
         if (!(cond)) {                                                          \
-            fprintf(stderr, "PE %d: %s:%d: check failed: %s: ", (pe), __FILE__,  \
-                    __LINE__, #cond);                                           \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-            exit(1);                                                            \
+            char m_[1024];                                                      \
+            int n_ = snprintf(m_, sizeof m_, "PE %d: %s:%d: check failed: %s: ", \
+                              (pe), __FILE__, __LINE__, #cond);                 \
+            if (n_ < 0 || n_ >= (int)sizeof m_ - 1)                             \
+                n_ = 0;                                                         \
+            snprintf(m_ + n_, sizeof m_ - (size_t)n_, __VA_ARGS__);             \
+            fflush(NULL);                                                       \
+            fprintf(stderr, "%s\n", m_);   /* one line: PEs share stderr */     \
+            fflush(NULL);                                                       \
+            _exit(1);                                                           \
         }                                                                       \
     } while (0)
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "pe_check.h"
+#include "pe_red.h"
 
 #define CHECK PE_CHECK
 
@@ -224,13 +225,6 @@ static void colls(shmem_team_t t)
  * and element, bit 0 on odd elements. */
 static int rin(int pe, size_t i) { return (int)((pe * 5 + (int)i * 3) % 3) + 1; }
 static int rbits(int pe, size_t i) { return (1 << ((pe + (int)i) % 7)) | (int)(i & 1); }
-#define C_SUM(a, x) ((a) + (x))
-#define C_PROD(a, x) ((a) * (x))
-#define C_MIN(a, x) ((x) < (a) ? (x) : (a))
-#define C_MAX(a, x) ((x) > (a) ? (x) : (a))
-#define C_AND(a, x) ((a) & (x))
-#define C_OR(a, x) ((a) | (x))
-#define C_XOR(a, x) ((a) ^ (x))
 #define IN_REAL(T, pe, i) ((T)rin(pe, i))
 #define IN_BITS(T, pe, i) ((T)rbits(pe, i))
 #define IN_CPLX(T, pe, i) ((T)rin(pe, i) + (T)(rin(pe + 1, i) - 2) * (T)_Complex_I)

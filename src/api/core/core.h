@@ -86,6 +86,21 @@ void gshmemi_progress_all(void);
 /* One step of a wait loop: progress every few spins, yield after many. */
 void gshmemi_wait_step(unsigned long spins);
 
+/* sym_local.c: n bytes of this PE's symmetric memory (sym) read into or
+ * written from host memory, whatever the heap: memmove on a host heap, a
+ * copy that never waits for the user's kernels on a CUDA heap (the CPU
+ * never dereferences it); fatal naming call on failure. */
+void gshmemi_sym_read(const char *call, void *dst, const void *sym, size_t n);
+void gshmemi_sym_write(const char *call, void *sym, const void *src, size_t n);
+/* A 4- or 8-byte word (or any n bytes) for a wait loop: an acquire load
+ * on a host heap, gshmemi_sym_read on a CUDA heap. */
+void gshmemi_sym_load(const char *call, void *dst, const void *sym, size_t n);
+/* One step of a wait loop over local symmetric memory (polls: the reads
+ * so far): gshmemi_wait_step on a host heap; on a CUDA heap, where every
+ * read is a copy, progress on every step, a short pause after the first
+ * few reads, a longer one after many. */
+void gshmemi_sym_wait_step(unsigned long polls);
+
 /* mem.c: collective allocation with the consistency check, used by the
  * public calls and by collectives for scratch space. */
 enum { GSHMEMI_MEM_MALLOC = 1, GSHMEMI_MEM_CALLOC, GSHMEMI_MEM_ALIGN, GSHMEMI_MEM_SCRATCH,

@@ -8,9 +8,12 @@
  * bit-identical results), a team sync (every source has been read: dest may
  * be source), then writes dest. No symmetric scratch, so no collective
  * allocation over WORLD: a sub-team reduces on its own. The host combines
- * the values: a CUDA heap is refused, naming the call. */
+ * the values in host memory whatever the heap: on a CUDA heap the gets
+ * land in the host buffer (the transports copy device memory out), this
+ * PE's own source is copied out and the result copied into dest by
+ * gshmemi_sym_read/write (copies that do not wait for the user's kernels;
+ * the CPU never touches the heap). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "core.h"
 
@@ -23,11 +26,6 @@ static int gshmemi_reduce(const char *call, gshmem_team_t team, void *dest, cons
 
     if (t == NULL)
         return GSHMEM_ERR_INVALID_ARG;
-    if (gshmemi_g.heap.kind != GSHMEMI_HEAP_HOST) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: the symmetric heap is CUDA memory, which the "
-                      "host cannot combine (host reductions need GSHMEM_HEAP=host)", call);
-        return GSHMEM_ERR_NOT_SUPPORTED;
-    }
     if (nreduce == 0)
         return GSHMEM_SUCCESS;
     size_t bytes = gshmemi_rma_bytes(call, nreduce, size);
@@ -39,15 +37,17 @@ static int gshmemi_reduce(const char *call, gshmem_team_t team, void *dest, cons
     if (all == NULL)
         gshmemi_fatal(call, "out of host memory for %d blocks of %zu bytes", t->size, bytes);
     gshmemi_team_barrier(call, t);
-    for (int i = 1; i <= t->size; i++) {
+    gshmemi_check_sym(call, "source", source, bytes);
+    for (int i = 1; i < t->size; i++) {
         int j = (t->my_idx + i) % t->size;   /* spread the load */
         gshmemi_rma_get(call, all + (size_t)j * bytes, source, bytes, t->pes[j], 1);
     }
+    gshmemi_sym_read(call, all + (size_t)t->my_idx * bytes, source, bytes);
     gshmemi_quiet_all(call);
     for (int j = 1; j < t->size; j++)
         fn(all, all + (size_t)j * bytes, nreduce);
     gshmemi_team_sync(call, t);
-    memcpy(dest, all, bytes);
+    gshmemi_sym_write(call, dest, all, bytes);
     free(all);
     return GSHMEM_SUCCESS;
 }

@@ -81,18 +81,15 @@ uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)
 uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
     const char *call = "gshmem_signal_wait_until";
-    gshmemi_state_t *g = &gshmemi_g;
 
     GSHMEMI_REQUIRE_INIT(call);
     (void)gshmemi_cmp_u64(call, cmp, 0, 0);   /* an invalid cmp ends the job here */
     gshmemi_check_sym_aligned(call, "sig_addr", sig_addr, sizeof(uint64_t));
-    if (g->heap.kind != GSHMEMI_HEAP_HOST)
-        gshmemi_fatal(call, "waiting on a signal in a %s heap from the host is not supported",
-                      "cuda");
     for (unsigned long spins = 0;; spins++) {
-        uint64_t v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+        uint64_t v;
+        gshmemi_sym_load(call, &v, sig_addr, sizeof v);   /* a CUDA heap: by a copy */
         if (gshmemi_cmp_u64(call, cmp, v, cmp_value))
             return v;
-        gshmemi_wait_step(spins);
+        gshmemi_sym_wait_step(spins);
     }
 }

@@ -1,9 +1,10 @@
 /* sync.c: point synchronization, <T>_wait_until and <T>_test for int32,
  * int64, uint32 and uint64, generated from one definition (the set forms,
  * _all/_any/_some and _vector: sync_set.c). The ivar is local
- * symmetric memory read with acquire loads; wait loops drive the
- * transports' progress every few spins and yield the core after many
- * (gshmemi_wait_step), and never return before the condition holds. */
+ * symmetric memory, read with acquire loads on a host heap and by copies on
+ * a CUDA heap (gshmemi_sym_load); wait loops drive the transports' progress
+ * and yield the core or pause (gshmemi_sym_wait_step), and never return
+ * before the condition holds. */
 #include "core.h"
 
 static void gshmemi_cmp_invalid(const char *call, int cmp) __attribute__((noreturn));
@@ -39,10 +40,11 @@ GSHMEMI_DEF_CMP(gshmemi_cmp_i64, int64_t)
         (void)CMPF(call, cmp, 0, 0);                                                  \
         gshmemi_check_sym(call, "ivar", ivar, sizeof(T));                             \
         for (unsigned long spins = 0;; spins++) {                                     \
-            T v = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);                            \
+            T v;                                                                      \
+            gshmemi_sym_load(call, &v, ivar, sizeof v);                               \
             if (CMPF(call, cmp, (WT)v, (WT)cmp_value))                                \
                 return;                                                               \
-            gshmemi_wait_step(spins);                                                 \
+            gshmemi_sym_wait_step(spins);                                             \
         }                                                                             \
     }                                                                                 \
     int gshmem_##N##_test(T *ivar, int cmp, T cmp_value)                              \
@@ -52,7 +54,8 @@ GSHMEMI_DEF_CMP(gshmemi_cmp_i64, int64_t)
         (void)CMPF(call, cmp, 0, 0);                                                  \
         gshmemi_check_sym(call, "ivar", ivar, sizeof(T));                             \
         gshmemi_progress_all();                                                       \
-        T v = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);                                \
+        T v;                                                                          \
+        gshmemi_sym_load(call, &v, ivar, sizeof v);                                   \
         return CMPF(call, cmp, (WT)v, (WT)cmp_value);                                 \
     }
 

@@ -4,10 +4,14 @@
  *
  * One scan per type reads every included ivar with an acquire load and
  * lists those that satisfy the comparison; one driver per type loops over
- * the scan (waits: gshmemi_wait_step between scans; tests: one progress
- * call, one scan). ivars must be symmetric as a whole; status may be NULL
+ * the scan (waits: gshmemi_sym_wait_step between scans; tests: one progress
+ * call, one scan). On a CUDA heap each scan reads a host copy of the whole
+ * array, made just before it (gshmemi_sym_read: the CPU never touches the
+ * heap). ivars must be symmetric as a whole; status may be NULL
  * (all included); indices (the _some forms) and cmp_values (the _vector
  * forms) are required when nelems > 0. */
+#include <stdlib.h>
+
 #include "core.h"
 
 typedef enum { GSHMEMI_SET_ALL, GSHMEMI_SET_ANY, GSHMEMI_SET_SOME } gshmemi_set_mode_t;
@@ -28,6 +32,19 @@ static void gshmemi_set_check(const char *call, const void *ivars, size_t nelems
                       "indices)", nelems);
     if (vector && cmp_values == NULL)
         gshmemi_fatal(call, "cmp_values is NULL with nelems %zu", nelems);
+}
+
+/* A host buffer for the copy of the ivars scanned on a CUDA heap; NULL
+ * for a host heap (scanned in place) or no ivars. */
+static void *gshmemi_set_snap_new(const char *call, size_t nelems, size_t esz)
+{
+    void *snap = NULL;
+
+    if (nelems > 0 && gshmemi_g.heap.kind != GSHMEMI_HEAP_HOST &&
+        (snap = malloc(nelems * esz)) == NULL)
+        gshmemi_fatal(call, "out of host memory for a copy of %zu ivars of %zu bytes", nelems,
+                      esz);
+    return snap;
 }
 
 /* The result of a finished set call, or of a test that found the condition
@@ -80,14 +97,19 @@ static int gshmemi_set_done(int mode, size_t active, size_t got)
         if (!wait)                                                                    \
             gshmemi_progress_all();                                                   \
         size_t *out = mode == GSHMEMI_SET_SOME ? indices : NULL;                      \
+        T *snap = gshmemi_set_snap_new(call, nelems, sizeof(T));                      \
         for (unsigned long spins = 0;; spins++) {                                     \
             size_t active, first = SIZE_MAX;                                          \
-            size_t got = gshmemi_set_scan_##N(call, ivars, nelems, status, cmp, v, vs, \
-                                              out, &active, &first);                  \
+            if (snap != NULL)                                                         \
+                gshmemi_sym_read(call, snap, ivars, nelems * sizeof(T));              \
+            size_t got = gshmemi_set_scan_##N(call, snap ? snap : ivars, nelems, status, \
+                                              cmp, v, vs, out, &active, &first);      \
             int done = gshmemi_set_done(mode, active, got);                           \
-            if (done || !wait)                                                        \
+            if (done || !wait) {                                                      \
+                free(snap);                                                           \
                 return gshmemi_set_result(mode, done, active, got, first);            \
-            gshmemi_wait_step(spins);                                                 \
+            }                                                                         \
+            gshmemi_sym_wait_step(spins);                                             \
         }                                                                             \
     }
 

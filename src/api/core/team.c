@@ -133,17 +133,12 @@ gshmemi_team_t *gshmemi_team_get(const char *call, gshmem_team_t team)
 }
 
 /* A word of this PE's team area: host heaps are read in place, a CUDA heap
- * through a copy. */
+ * through a copy that does not wait for the user's kernels. */
 static uint64_t gshmemi_team_load(const char *call, const uint64_t *w)
 {
     uint64_t v;
 
-    if (gshmemi_g.heap.kind == GSHMEMI_HEAP_HOST)
-        return __atomic_load_n(w, __ATOMIC_ACQUIRE);
-    int rc = gshmemi_heap_copy(&gshmemi_g.heap, &v, w, sizeof v);
-    if (rc != 0)
-        gshmemi_fatal(call, "reading the team area at %p failed: %s", (const void *)w,
-                      gshmem_strerror(rc));
+    gshmemi_sym_load(call, &v, w, sizeof v);
     return v;
 }
 
@@ -165,7 +160,7 @@ void gshmemi_team_sync(const char *call, gshmemi_team_t *t)
         gshmemi_amo(call, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, &t->sync[r], &one, NULL, NULL,
                     t->pes[(t->my_idx + d) % t->size]);
         for (unsigned long spins = 0; gshmemi_team_load(call, &t->sync[r]) < want; spins++)
-            gshmemi_wait_step(spins);
+            gshmemi_sym_wait_step(spins);
     }
 }
 

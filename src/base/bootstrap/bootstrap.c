@@ -81,11 +81,14 @@ static int env_set(const char *name)
 static int auto_candidates(void *mpi_comm, const char **list, const char **why_p)
 {
     int n = 0;
-    if (env_set(GSHMEMI_LP_ENV_SOCKET)) {
+    if (mpi_comm) {   /* the caller's communicator decides the PEs, whatever launched them */
+        *why_p = "an MPI communicator was given";
+        list[n++] = "mpi";
+    } else if (env_set(GSHMEMI_LP_ENV_SOCKET)) {
         *why_p = GSHMEMI_LP_ENV_SOCKET " is set (gshmemrun)";
         list[n++] = "local";
-    } else if (mpi_comm || mpi_is_initialized()) {
-        *why_p = mpi_comm ? "an MPI communicator was given" : "MPI is initialized";
+    } else if (mpi_is_initialized()) {
+        *why_p = "MPI is initialized";
         list[n++] = "mpi";
     } else if (env_set("PMIX_RANK")) {
         *why_p = "PMIX_RANK is set (a PMIx launcher: mpirun, prterun, srun)";
@@ -110,6 +113,12 @@ int gshmemi_bootstrap_open(const gshmemi_config_t *cfg, void *mpi_comm,
         if (i < 0) {
             GSHMEMI_ERROR(SUBSYS, "GSHMEM_BOOTSTRAP=%s: expected auto, local, mpi, pmix or self",
                           want);
+            return GSHMEM_ERR_CONFIG;
+        }
+        if (mpi_comm && strcmp(want, "mpi") != 0) {
+            GSHMEMI_ERROR(SUBSYS, "GSHMEM_BOOTSTRAP=%s, but an MPI communicator was given to "
+                          "gshmem_init_attr (GSHMEM_INIT_WITH_MPI_COMM): its ranks must be the "
+                          "PEs; unset GSHMEM_BOOTSTRAP or set it to mpi or auto", want);
             return GSHMEM_ERR_CONFIG;
         }
         int rc = boot_table[i].open(cfg, mpi_comm, boot_p);

@@ -36,10 +36,12 @@ struct gshmemi_bootstrap {
     void *priv;
 };
 
-/* Opens the bootstrap named by cfg->bootstrap ("auto" picks: local when
- * gshmemrun's variables are set, mpi when MPI is initialized or mpi_comm is
- * given, pmix when PMIX_RANK is set, mpi when OMPI_COMM_WORLD_SIZE or
- * PMI_RANK is set, else self). mpi_comm: pointer to an MPI_Comm, or NULL. */
+/* Opens the bootstrap named by cfg->bootstrap ("auto" picks: mpi when
+ * mpi_comm is given, local when gshmemrun's variables are set, mpi when MPI
+ * is initialized, pmix when PMIX_RANK is set, mpi when OMPI_COMM_WORLD_SIZE
+ * or PMI_RANK is set, else self). mpi_comm: pointer to an MPI_Comm, or
+ * NULL; given with a GSHMEM_BOOTSTRAP other than auto or mpi it is
+ * GSHMEM_ERR_CONFIG, logged (the communicator would be ignored). */
 int gshmemi_bootstrap_open(const gshmemi_config_t *cfg, void *mpi_comm,
                            gshmemi_bootstrap_t **boot_p);
 

@@ -132,6 +132,30 @@ static int mpi_ensure_init(void)
     return 0;
 }
 
+/* The caller's communicator (GSHMEM_INIT_WITH_MPI_COMM) before any call
+ * on it: MPI_COMM_NULL or an intercommunicator would end the job in MPI's
+ * error handler, or give PEs that are not the communicator's ranks. */
+static int mpi_comm_check(MPI_Comm comm)
+{
+    int inter = 0;
+    if (comm == MPI_COMM_NULL) {
+        GSHMEMI_ERROR(SUBSYS, "bootstrap mpi: the communicator given to gshmem_init_attr "
+                      "(GSHMEM_INIT_WITH_MPI_COMM) is MPI_COMM_NULL (expected an "
+                      "intracommunicator whose ranks become the PEs)");
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    int err = MPI_Comm_test_inter(comm, &inter);
+    if (err != MPI_SUCCESS)
+        return mpi_failed("MPI_Comm_test_inter on the given communicator", err);
+    if (inter) {
+        GSHMEMI_ERROR(SUBSYS, "bootstrap mpi: the communicator given to gshmem_init_attr "
+                      "(GSHMEM_INIT_WITH_MPI_COMM) is an intercommunicator (expected an "
+                      "intracommunicator whose ranks become the PEs)");
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    return 0;
+}
+
 int gshmemi_bootstrap_mpi_open(const gshmemi_config_t *cfg, void *mpi_comm,
                                gshmemi_bootstrap_t **boot_p)
 {
@@ -146,6 +170,8 @@ int gshmemi_bootstrap_mpi_open(const gshmemi_config_t *cfg, void *mpi_comm,
         goto free_mem;
     }
     MPI_Comm base = mpi_comm ? *(MPI_Comm *)mpi_comm : MPI_COMM_WORLD;
+    if ((rc = mpi_comm_check(base)) != 0)
+        goto free_mem;
     err = MPI_Comm_dup(base, &mp->comm);
     if (err != MPI_SUCCESS) {
         rc = mpi_failed("MPI_Comm_dup", err);

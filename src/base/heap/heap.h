@@ -73,6 +73,8 @@ typedef struct gshmemi_heap {
     size_t align;        /* base is aligned to this power of two */
     int fd;              /* host: the memfd behind base; -1 otherwise */
     int cuda_device;     /* cuda: the device; -1 otherwise */
+    void *cuda_stream;   /* cuda: the heap's private non-blocking stream
+                          * (gshmemi_heap_copy_nb); NULL otherwise */
     gshmemi_alloc_t *alloc;
     int n_segs;          /* symmetric segments in the window (host heaps) */
     gshmemi_seg_t segs[GSHMEMI_HEAP_MAX_SEGS];
@@ -125,6 +127,15 @@ int gshmemi_heap_is_device_ptr(const gshmemi_heap_t *h, const void *p);
  * memset likewise. Used by the host API for self-access on CUDA heaps. */
 int gshmemi_heap_copy(const gshmemi_heap_t *h, void *dst, const void *src, size_t n);
 int gshmemi_heap_memset(const gshmemi_heap_t *h, void *dst, int c, size_t n);
+
+/* The same copy without waiting for the user's kernels: on a CUDA heap a
+ * cudaMemcpyAsync on the heap's private non-blocking stream (on the heap's
+ * device, whatever the calling thread's current device), waited for before
+ * returning; a host heap memmoves. For host calls that poll or stage heap
+ * memory while kernels may run (point synchronization, team barriers,
+ * reductions): a copy on the legacy default stream would wait for a kernel
+ * that may itself wait for this PE. Thread safe. */
+int gshmemi_heap_copy_nb(const gshmemi_heap_t *h, void *dst, const void *src, size_t n);
 
 /* Local registrations (gshmem_register): non-collective, may overlap no
  * other registration. */

@@ -66,6 +66,15 @@ int gshmemi_heap_cuda_create(gshmemi_heap_t *h, size_t size)
         cudaFree(base);
         return GSHMEM_ERR_NO_DEVICE;
     }
+    cudaStream_t stream = NULL;
+    e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "cudaStreamCreateWithFlags (the heap's copy stream "
+                      "on device %d) failed: %s", dev, cudaGetErrorString(e));
+        cudaFree(base);
+        return GSHMEM_ERR_NO_DEVICE;
+    }
+    h->cuda_stream = stream;
     h->base = base;
     h->cuda_device = dev;
     GSHMEMI_DEBUG(GSHMEMI_SUBSYS_HEAP, "CUDA heap of %zu bytes at %p on device %d", size, base,
@@ -75,6 +84,9 @@ int gshmemi_heap_cuda_create(gshmemi_heap_t *h, size_t size)
 
 void gshmemi_heap_cuda_destroy(gshmemi_heap_t *h)
 {
+    if (h->cuda_stream != NULL)
+        (void)cudaStreamDestroy((cudaStream_t)h->cuda_stream);
+    h->cuda_stream = NULL;
     if (h->base != NULL) {
         cudaError_t e = cudaFree(h->base);
         if (e != cudaSuccess)
@@ -94,6 +106,37 @@ int gshmemi_heap_cuda_copy(void *dst, const void *src, size_t n)
     if (e != cudaSuccess) {
         GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "cudaMemcpy of %zu bytes %p -> %p failed: %s", n, src,
                       dst, cudaGetErrorString(e));
+        return GSHMEM_ERR_INTERNAL;
+    }
+    return GSHMEM_SUCCESS;
+}
+
+/* A copy on the heap's non-blocking stream (see heap.h), issued with the
+ * heap's device current: a user thread may have another device current,
+ * or none set. */
+int gshmemi_heap_cuda_copy_nb(const gshmemi_heap_t *h, void *dst, const void *src, size_t n)
+{
+    int cur = -1, prev = -1;
+    cudaStream_t s = (cudaStream_t)h->cuda_stream;
+
+    if (s == NULL) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "copy of %zu bytes %p -> %p: the CUDA heap has no "
+                      "copy stream (not made by gshmemi_heap_create)", n, src, dst);
+        return GSHMEM_ERR_INTERNAL;
+    }
+    if (cudaGetDevice(&cur) == cudaSuccess && cur != h->cuda_device &&
+        cudaSetDevice(h->cuda_device) == cudaSuccess)
+        prev = cur;
+    cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    if (prev >= 0)
+        (void)cudaSetDevice(prev);
+    if (e != cudaSuccess) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "cudaMemcpyAsync of %zu bytes %p -> %p on the heap's "
+                      "stream (device %d) failed: %s", n, src, dst, h->cuda_device,
+                      cudaGetErrorString(e));
+        (void)cudaGetLastError();
         return GSHMEM_ERR_INTERNAL;
     }
     return GSHMEM_SUCCESS;

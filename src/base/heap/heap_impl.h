@@ -11,10 +11,12 @@ int gshmemi_heap_host_create(gshmemi_heap_t *h, size_t size, size_t align);
 void gshmemi_heap_host_destroy(gshmemi_heap_t *h);
 
 #ifdef GSHMEM_HAVE_CUDA
-/* CUDA device memory on the current device; sets h->base, h->cuda_device. */
+/* CUDA device memory on the current device; sets h->base, h->cuda_device
+ * and h->cuda_stream. */
 int gshmemi_heap_cuda_create(gshmemi_heap_t *h, size_t size);
 void gshmemi_heap_cuda_destroy(gshmemi_heap_t *h);
 int gshmemi_heap_cuda_copy(void *dst, const void *src, size_t n);
+int gshmemi_heap_cuda_copy_nb(const gshmemi_heap_t *h, void *dst, const void *src, size_t n);
 int gshmemi_heap_cuda_memset(void *dst, int c, size_t n);
 int gshmemi_heap_cuda_available(void);
 int gshmemi_heap_cuda_is_device(const void *p);

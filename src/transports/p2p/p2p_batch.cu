@@ -3,8 +3,9 @@
  * append a 32-byte record to a buffer of pinned, mapped host memory (a
  * memcpy under a mutex); one kernel applies a whole buffer, launched in the
  * transport's stream when the buffer fills, before any other work enters
- * the stream (a copy or an AMO kernel: stream order stays issue order), and
- * at quiet. P2P_BATCH_BUFS buffers rotate, each reused once its kernel's
+ * the stream (a copy or an AMO kernel: stream order stays issue order), at
+ * progress (every wait loop: a signal must reach a waiting peer without a
+ * quiet) and at quiet. P2P_BATCH_BUFS buffers rotate, each reused once its kernel's
  * event is done. A flush of at most P2P_BATCH_COPY_MAX records that are all
  * puts (a quiet after a few puts: the latency case) goes through the copy
  * engine instead, one cudaMemcpyAsync per record from the record's pinned

@@ -13,7 +13,8 @@
  *   - put_value (1..8 host bytes) and amo_nbi (SET/ADD): a record in the
  *     small-op batch (p2p_batch.cu), no CUDA call each; one kernel
  *     applies a buffer of them, launched before any other work enters the
- *     stream and at quiet;
+ *     stream, at progress (so a signal reaches a peer that waits without a
+ *     quiet) and at quiet;
  *   - fence: a stream runs its work one item after the other, each
  *     complete before the next starts; inside a batch buffer the next
  *     record starts an ordered segment;
@@ -242,10 +243,17 @@ static void *p2p_ptr(gshmemi_transport_t *tp, int pe, uint64_t off)
     return (unsigned char *)priv->base[pe] + off;
 }
 
+/* Launches the small-op batch's records (not waiting for them). Records
+ * otherwise wait for a full buffer, the next copy or AMO, or quiet: a
+ * put-with-signal's signal (an amo_nbi record) would never reach a peer
+ * that this PE waits for before its own quiet (each PE signals its
+ * neighbour, then both wait in signal_wait_until: a deadlock; seen as
+ * host_cuda/p2p_n2 hanging). Every wait loop calls progress. */
 static int p2p_progress(gshmemi_transport_t *tp)
 {
-    (void)tp;
-    return GSHMEM_SUCCESS;
+    p2p_priv_t *priv = tp->priv;
+
+    return priv != NULL ? p2p_batch_flush(priv) : GSHMEM_SUCCESS;
 }
 
 /* cudaMemcpy takes any host memory: nothing to register. */
