@@ -266,20 +266,12 @@ GSHMEMI_DEV void gshmemi_devq_quiet(const char *call)
     const gshmemi_queue_t *q = (const gshmemi_queue_t *)gshmemi_dstate.channels;
     if (q == NULL)
         return;
-    /* every ring's head and completed copy first, all loads in flight at
-     * once (each is an L2 round trip: one after the other they were most
-     * of a quiet that found everything complete); a ring with more to
-     * complete is then waited for */
-    uint64_t head[GSHMEMI_QUEUE_CHANNELS], done[GSHMEMI_QUEUE_CHANNELS];
-    uint32_t n = q->ch.count < GSHMEMI_QUEUE_CHANNELS ? q->ch.count : GSHMEMI_QUEUE_CHANNELS;
-    for (uint32_t c = 0; c < n; c++)
-        head[c] = gshmemi_atomic_load_relaxed_u64_gpu(q->ch.rings[c].head);
-    for (uint32_t c = 0; c < n; c++)
-        done[c] = gshmemi_atomic_load_acquire_u64_gpu(&q->ch.rings[c].cache->completed);
-    for (uint32_t c = 0; c < n; c++) {
-        if (head[c] == 0 || done[c] >= head[c])
+    for (uint32_t c = 0; c < q->ch.count; c++) {
+        const gshmemi_ring_t *r = &q->ch.rings[c];
+        uint64_t head = gshmemi_atomic_load_relaxed_u64_gpu(r->head);
+        if (head == 0)
             continue;
-        int rc = gshmemi_ring_quiet(&q->ch.rings[c], head[c] - 1);
+        int rc = gshmemi_ring_quiet(r, head - 1);
         if (rc != 0)
             gshmemi_devq_fail(call, gshmemi_dstate.my_pe, rc);
     }
