@@ -268,7 +268,7 @@ GSHMEMI_DEV void gshmemi_devq_quiet(const char *call)
         return;
     for (uint32_t c = 0; c < q->ch.count; c++) {
         const gshmemi_ring_t *r = &q->ch.rings[c];
-        uint64_t head = gshmemi_atomic_load_relaxed_u64_gpu(r->head);
+        uint64_t head = gshmemi_atomic_load_relaxed_u64(r->head);
         if (head == 0)
             continue;
         int rc = gshmemi_ring_quiet(r, head - 1);

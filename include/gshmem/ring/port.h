@@ -6,8 +6,6 @@
  *   gshmemi_atomic_{load,store}_{relaxed,acquire|release,seq_cst}_{u32,u64},
  *   gshmemi_atomic_fetch_add_{relaxed,acq_rel}_{u32,u64} and _cas_{u32,u64}
  *   (return the old value; CAS acq_rel, acquire on failure),
- *   the same with a _gpu suffix at GPU scope (words only one GPU's threads
- *   touch; system scope on the host),
  *   gshmemi_fence_system(), gshmemi_backoff(&state) (one round of a spin
  *   wait: device sleeps, host sched_yield). See docs/DESIGN.md#the-queue-protocol. */
 #ifndef GSHMEMI_DEVICE_PORT_H
@@ -44,22 +42,20 @@
 /* ---- loads and stores -------------------------------------------------------- */
 #if defined(GSHMEMI_PORT_CUDA_DEVICE)
 
-#define GSHMEMI_PTX_LDS(name, sem, pre, scope, T, ptxt, c)                       \
+#define GSHMEMI_PTX_LD(name, sem, pre, T, ptxt, c)                               \
     GSHMEMI_HD T name(const T *p)                                              \
     {                                                                          \
         T v;                                                                   \
-        asm volatile(pre "ld." sem "." scope "." ptxt " %0, [%1];"             \
+        asm volatile(pre "ld." sem ".sys." ptxt " %0, [%1];"                   \
                      : "=" c(v) : "l"(p) : "memory");                          \
         return v;                                                              \
     }
-#define GSHMEMI_PTX_STS(name, pre, sem, scope, T, ptxt, c)                       \
+#define GSHMEMI_PTX_ST(name, pre, sem, T, ptxt, c)                               \
     GSHMEMI_HD void name(T *p, T v)                                            \
     {                                                                          \
-        asm volatile(pre "st." sem "." scope "." ptxt " [%0], %1;"             \
+        asm volatile(pre "st." sem ".sys." ptxt " [%0], %1;"                   \
                      :: "l"(p), c(v) : "memory");                              \
     }
-#define GSHMEMI_PTX_LD(name, sem, pre, T, ptxt, c) GSHMEMI_PTX_LDS(name, sem, pre, "sys", T, ptxt, c)
-#define GSHMEMI_PTX_ST(name, pre, sem, T, ptxt, c) GSHMEMI_PTX_STS(name, pre, sem, "sys", T, ptxt, c)
 GSHMEMI_PTX_LD(gshmemi_atomic_load_relaxed_u32, "relaxed", "", uint32_t, "u32", "r")
 GSHMEMI_PTX_LD(gshmemi_atomic_load_acquire_u32, "acquire", "", uint32_t, "u32", "r")
 GSHMEMI_PTX_LD(gshmemi_atomic_load_seq_cst_u32, "acquire", "fence.sc.sys; ", uint32_t, "u32", "r")
@@ -72,50 +68,33 @@ GSHMEMI_PTX_ST(gshmemi_atomic_store_seq_cst_u32, "fence.sc.sys; ", "relaxed", ui
 GSHMEMI_PTX_ST(gshmemi_atomic_store_relaxed_u64, "", "relaxed", uint64_t, "u64", "l")
 GSHMEMI_PTX_ST(gshmemi_atomic_store_release_u64, "", "release", uint64_t, "u64", "l")
 GSHMEMI_PTX_ST(gshmemi_atomic_store_seq_cst_u64, "fence.sc.sys; ", "relaxed", uint64_t, "u64", "l")
-/* GPU scope: words that only the threads of this GPU touch (a ring's
- * reservation counter and its producers' cache): no system-wide ordering
- * to pay for (the host side has no scopes: these are the same as above). */
-GSHMEMI_PTX_LDS(gshmemi_atomic_load_relaxed_u32_gpu, "relaxed", "", "gpu", uint32_t, "u32", "r")
-GSHMEMI_PTX_LDS(gshmemi_atomic_load_relaxed_u64_gpu, "relaxed", "", "gpu", uint64_t, "u64", "l")
-GSHMEMI_PTX_LDS(gshmemi_atomic_load_acquire_u64_gpu, "acquire", "", "gpu", uint64_t, "u64", "l")
-GSHMEMI_PTX_STS(gshmemi_atomic_store_relaxed_u32_gpu, "", "relaxed", "gpu", uint32_t, "u32", "r")
-GSHMEMI_PTX_STS(gshmemi_atomic_store_release_u32_gpu, "", "release", "gpu", uint32_t, "u32", "r")
-GSHMEMI_PTX_STS(gshmemi_atomic_store_release_u64_gpu, "", "release", "gpu", uint64_t, "u64", "l")
 #undef GSHMEMI_PTX_LD
 #undef GSHMEMI_PTX_ST
-#undef GSHMEMI_PTX_LDS
-#undef GSHMEMI_PTX_STS
 
-#define GSHMEMI_PTX_ADDS(name, sem, scope, T, ptxt, c)                           \
+#define GSHMEMI_PTX_ADD(name, sem, T, ptxt, c)                                   \
     GSHMEMI_HD T name(T *p, T v)                                               \
     {                                                                          \
         T old;                                                                 \
-        asm volatile("atom." sem "." scope ".add." ptxt " %0, [%1], %2;"       \
+        asm volatile("atom." sem ".sys.add." ptxt " %0, [%1], %2;"             \
                      : "=" c(old) : "l"(p), c(v) : "memory");                  \
         return old;                                                            \
     }
-#define GSHMEMI_PTX_CASS(name, scope, T, ptxt, c)                                \
+#define GSHMEMI_PTX_CAS(name, T, ptxt, c)                                        \
     GSHMEMI_HD T name(T *p, T expected, T desired)                             \
     {                                                                          \
         T old;                                                                 \
-        asm volatile("atom.acq_rel." scope ".cas." ptxt " %0, [%1], %2, %3;"   \
+        asm volatile("atom.acq_rel.sys.cas." ptxt " %0, [%1], %2, %3;"         \
                      : "=" c(old) : "l"(p), c(expected), c(desired) : "memory"); \
         return old;                                                            \
     }
-#define GSHMEMI_PTX_ADD(name, sem, T, ptxt, c) GSHMEMI_PTX_ADDS(name, sem, "sys", T, ptxt, c)
-#define GSHMEMI_PTX_CAS(name, T, ptxt, c) GSHMEMI_PTX_CASS(name, "sys", T, ptxt, c)
 GSHMEMI_PTX_ADD(gshmemi_atomic_fetch_add_relaxed_u32, "relaxed", uint32_t, "u32", "r")
 GSHMEMI_PTX_ADD(gshmemi_atomic_fetch_add_acq_rel_u32, "acq_rel", uint32_t, "u32", "r")
 GSHMEMI_PTX_ADD(gshmemi_atomic_fetch_add_relaxed_u64, "relaxed", uint64_t, "u64", "l")
 GSHMEMI_PTX_ADD(gshmemi_atomic_fetch_add_acq_rel_u64, "acq_rel", uint64_t, "u64", "l")
 GSHMEMI_PTX_CAS(gshmemi_atomic_cas_u32, uint32_t, "b32", "r")
 GSHMEMI_PTX_CAS(gshmemi_atomic_cas_u64, uint64_t, "b64", "l")
-GSHMEMI_PTX_ADDS(gshmemi_atomic_fetch_add_relaxed_u64_gpu, "relaxed", "gpu", uint64_t, "u64", "l")
-GSHMEMI_PTX_CASS(gshmemi_atomic_cas_u32_gpu, "gpu", uint32_t, "b32", "r")
 #undef GSHMEMI_PTX_ADD
 #undef GSHMEMI_PTX_CAS
-#undef GSHMEMI_PTX_ADDS
-#undef GSHMEMI_PTX_CASS
 
 GSHMEMI_HD void gshmemi_fence_system(void)
 {
@@ -176,15 +155,6 @@ GSHMEMI_BI_ADD(gshmemi_atomic_fetch_add_relaxed_u64, __ATOMIC_RELAXED, uint64_t)
 GSHMEMI_BI_ADD(gshmemi_atomic_fetch_add_acq_rel_u64, __ATOMIC_ACQ_REL, uint64_t)
 GSHMEMI_BI_CAS(gshmemi_atomic_cas_u32, uint32_t)
 GSHMEMI_BI_CAS(gshmemi_atomic_cas_u64, uint64_t)
-/* the GPU-scope names (see the CUDA part): system scope here */
-GSHMEMI_BI_LD(gshmemi_atomic_load_relaxed_u32_gpu, __ATOMIC_RELAXED, uint32_t)
-GSHMEMI_BI_LD(gshmemi_atomic_load_relaxed_u64_gpu, __ATOMIC_RELAXED, uint64_t)
-GSHMEMI_BI_LD(gshmemi_atomic_load_acquire_u64_gpu, __ATOMIC_ACQUIRE, uint64_t)
-GSHMEMI_BI_ST(gshmemi_atomic_store_relaxed_u32_gpu, __ATOMIC_RELAXED, uint32_t)
-GSHMEMI_BI_ST(gshmemi_atomic_store_release_u32_gpu, __ATOMIC_RELEASE, uint32_t)
-GSHMEMI_BI_ST(gshmemi_atomic_store_release_u64_gpu, __ATOMIC_RELEASE, uint64_t)
-GSHMEMI_BI_ADD(gshmemi_atomic_fetch_add_relaxed_u64_gpu, __ATOMIC_RELAXED, uint64_t)
-GSHMEMI_BI_CAS(gshmemi_atomic_cas_u32_gpu, uint32_t)
 #undef GSHMEMI_BI_LD
 #undef GSHMEMI_BI_ST
 #undef GSHMEMI_BI_ADD

@@ -33,7 +33,7 @@ GSHMEMI_HD int gshmemi_ring_init(gshmemi_ring_t *ring_p, gshmemi_wqe_t *slots,
 
 GSHMEMI_HD uint64_t gshmemi_ring_reserve(const gshmemi_ring_t *r, uint32_t n)
 {
-    return gshmemi_atomic_fetch_add_relaxed_u64_gpu(r->head, (uint64_t)n);
+    return gshmemi_atomic_fetch_add_relaxed_u64(r->head, (uint64_t)n);
 }
 
 /* One thread at a time (the token winner) reads the engine's host words
@@ -41,8 +41,8 @@ GSHMEMI_HD uint64_t gshmemi_ring_reserve(const gshmemi_ring_t *r, uint32_t n)
 GSHMEMI_HD void gshmemi_ring_refresh(const gshmemi_ring_t *r)
 {
     gshmemi_ring_cache_t *c = r->cache;
-    if (gshmemi_atomic_load_relaxed_u32_gpu(&c->token) != 0 ||
-        gshmemi_atomic_cas_u32_gpu(&c->token, 0, 1) != 0)
+    if (gshmemi_atomic_load_relaxed_u32(&c->token) != 0 ||
+        gshmemi_atomic_cas_u32(&c->token, 0, 1) != 0)
         return;  /* another thread is refreshing: use its result */
     /* up to three bus reads, by one thread per ring at a time */
     uint64_t t = gshmemi_atomic_load_acquire_u64(r->tail);
@@ -51,11 +51,11 @@ GSHMEMI_HD void gshmemi_ring_refresh(const gshmemi_ring_t *r)
     /* token holders are serialized and the host words only grow, so these
      * stores never move a copy backwards; release pairs with the waiters'
      * acquire loads (slot reuse, quiet) */
-    gshmemi_atomic_store_release_u64_gpu(&c->tail, t);
-    gshmemi_atomic_store_release_u64_gpu(&c->completed, done);
+    gshmemi_atomic_store_release_u64(&c->tail, t);
+    gshmemi_atomic_store_release_u64(&c->completed, done);
     if (st != 0)
-        gshmemi_atomic_store_relaxed_u32_gpu(&c->status, st);
-    gshmemi_atomic_store_release_u32_gpu(&c->token, 0);
+        gshmemi_atomic_store_relaxed_u32(&c->status, st);
+    gshmemi_atomic_store_release_u32(&c->token, 0);
 }
 
 /* Quiet's look at the host: the completed count only (one bus read), the
@@ -64,16 +64,16 @@ GSHMEMI_HD void gshmemi_ring_refresh(const gshmemi_ring_t *r)
 GSHMEMI_HD int gshmemi_ring_refresh_completed(const gshmemi_ring_t *r, int with_status)
 {
     gshmemi_ring_cache_t *c = r->cache;
-    if (gshmemi_atomic_load_relaxed_u32_gpu(&c->token) != 0 ||
-        gshmemi_atomic_cas_u32_gpu(&c->token, 0, 1) != 0)
+    if (gshmemi_atomic_load_relaxed_u32(&c->token) != 0 ||
+        gshmemi_atomic_cas_u32(&c->token, 0, 1) != 0)
         return 0;
-    gshmemi_atomic_store_release_u64_gpu(&c->completed, gshmemi_atomic_load_acquire_u64(r->completed));
+    gshmemi_atomic_store_release_u64(&c->completed, gshmemi_atomic_load_acquire_u64(r->completed));
     if (with_status) {
         uint32_t st = gshmemi_atomic_load_relaxed_u32(r->status);
         if (st != 0)
-            gshmemi_atomic_store_relaxed_u32_gpu(&c->status, st);
+            gshmemi_atomic_store_relaxed_u32(&c->status, st);
     }
-    gshmemi_atomic_store_release_u32_gpu(&c->token, 0);
+    gshmemi_atomic_store_release_u32(&c->token, 0);
     return 1;
 }
 
@@ -86,12 +86,12 @@ GSHMEMI_HD int gshmemi_ring_wait_space(const gshmemi_ring_t *r, uint64_t idx,
     /* the tail must reach need; in the first lap (idx + n <= capacity) it has */
     uint64_t need = idx + n > r->capacity ? idx + n - r->capacity : 0;
     while (need > 0) {
-        if (gshmemi_atomic_load_acquire_u64_gpu(&r->cache->tail) >= need)
+        if (gshmemi_atomic_load_acquire_u64(&r->cache->tail) >= need)
             break;                          /* the common case: no bus access */
         gshmemi_ring_refresh(r);            /* looks full: ask the host */
-        if (gshmemi_atomic_load_acquire_u64_gpu(&r->cache->tail) >= need)
+        if (gshmemi_atomic_load_acquire_u64(&r->cache->tail) >= need)
             break;
-        uint32_t st = gshmemi_atomic_load_relaxed_u32_gpu(&r->cache->status);
+        uint32_t st = gshmemi_atomic_load_relaxed_u32(&r->cache->status);
         if (st != 0) {
             rc = (int)(int32_t)st;
             break;
@@ -148,12 +148,12 @@ GSHMEMI_HD int gshmemi_ring_post(const gshmemi_ring_t *r, const gshmemi_wqe_t *w
 GSHMEMI_HD int gshmemi_ring_quiet(const gshmemi_ring_t *r, uint64_t idx)
 {
     uint32_t backoff = 0, looks = 0;
-    while (gshmemi_atomic_load_acquire_u64_gpu(&r->cache->completed) <= idx) {
+    while (gshmemi_atomic_load_acquire_u64(&r->cache->completed) <= idx) {
         int read = gshmemi_ring_refresh_completed(
             r, ++looks % GSHMEMI_RING_STATUS_EVERY == 0);
-        if (gshmemi_atomic_load_acquire_u64_gpu(&r->cache->completed) > idx)
+        if (gshmemi_atomic_load_acquire_u64(&r->cache->completed) > idx)
             break;
-        uint32_t st = gshmemi_atomic_load_relaxed_u32_gpu(&r->cache->status);
+        uint32_t st = gshmemi_atomic_load_relaxed_u32(&r->cache->status);
         if (st != 0)
             return (int)(int32_t)st;
         if (!read || !GSHMEMI_RING_READ_WAITS)
