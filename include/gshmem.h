@@ -232,9 +232,11 @@ uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
  * SIZE_MAX also when none holds yet); _some writes the indices of all that
  * hold to indices (required when nelems > 0) and returns their count, 0
  * when none is included (test_some: 0 also when none holds yet). */
-#define GSHMEMI_DECL_SYNC(T, N)                                                  \
+#define GSHMEMI_DECL_SYNC_ONE(T, N)                                              \
     void gshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                 \
-    int gshmem_##N##_test(T *ivar, int cmp, T cmp_value);                        \
+    int gshmem_##N##_test(T *ivar, int cmp, T cmp_value);
+#define GSHMEMI_DECL_SYNC(T, N)                                                  \
+    GSHMEMI_DECL_SYNC_ONE(T, N)                                                  \
     void gshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, \
                                      int cmp, T cmp_value);                      \
     size_t gshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, \
@@ -264,6 +266,10 @@ GSHMEMI_DECL_SYNC(int32_t, int32)
 GSHMEMI_DECL_SYNC(int64_t, int64)
 GSHMEMI_DECL_SYNC(uint32_t, uint32)
 GSHMEMI_DECL_SYNC(uint64_t, uint64)
+/* int16 and uint16: wait_until and test only (OpenSHMEM's deprecated short
+ * and unsigned short point synchronization). */
+GSHMEMI_DECL_SYNC_ONE(int16_t, int16)
+GSHMEMI_DECL_SYNC_ONE(uint16_t, uint16)
 
 /* ---- distributed locks ------------------------------------------------ */
 /* lock: a symmetric int64_t that is 0 before its first use (a heap word or

@@ -143,39 +143,6 @@ static inline void shmem_query_initialized(int *initialized)
 #define shmem_ctx_putmem_nbi gshmem_ctx_putmem_nbi
 #define shmem_ctx_getmem_nbi gshmem_ctx_getmem_nbi
 
-/* shmem_put8 .. shmem_iget128: the sized forms. */
-#define GSHMEMI_SHMEM_SIZED(B)                                                        \
-    static inline void shmem_put##B(void *d, const void *s, size_t n, int pe)         \
-    {                                                                                 \
-        gshmem_put##B(d, s, n, pe);                                                   \
-    }                                                                                 \
-    static inline void shmem_get##B(void *d, const void *s, size_t n, int pe)         \
-    {                                                                                 \
-        gshmem_get##B(d, s, n, pe);                                                   \
-    }                                                                                 \
-    static inline void shmem_put##B##_nbi(void *d, const void *s, size_t n, int pe)   \
-    {                                                                                 \
-        gshmem_put##B##_nbi(d, s, n, pe);                                             \
-    }                                                                                 \
-    static inline void shmem_get##B##_nbi(void *d, const void *s, size_t n, int pe)   \
-    {                                                                                 \
-        gshmem_get##B##_nbi(d, s, n, pe);                                             \
-    }                                                                                 \
-    static inline void shmem_iput##B(void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, \
-                                     size_t n, int pe)                                \
-    {                                                                                 \
-        gshmem_iput##B(d, s, dst, sst, n, pe);                                        \
-    }                                                                                 \
-    static inline void shmem_iget##B(void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, \
-                                     size_t n, int pe)                                \
-    {                                                                                 \
-        gshmem_iget##B(d, s, dst, sst, n, pe);                                        \
-    }
-GSHMEMI_SHMEM_SIZED(8)
-GSHMEMI_SHMEM_SIZED(16)
-GSHMEMI_SHMEM_SIZED(32)
-GSHMEMI_SHMEM_SIZED(64)
-GSHMEMI_SHMEM_SIZED(128)
 
 /* gshmem's element type of each gshmem name, for the casts below. */
 typedef int8_t gshmemi_st_int8;
@@ -203,6 +170,44 @@ typedef long double gshmemi_st_longdouble;
 #define GSHMEMI_SHMEM_BOTH(KIND, T, S, N)                                             \
     GSHMEMI_SHMEM_##KIND(T, S, N, shmem_, NOCTX)                                      \
     GSHMEMI_SHMEM_##KIND(T, S, N, shmem_ctx_, CTX)
+
+/* shmem_put8 .. shmem_iget128: the sized forms, and put<N>_signal(_nbi)
+ * (nelems elements of B bits, as putmem_signal of nelems * B / 8 bytes);
+ * each also as shmem_ctx_<op> (a checked context, then the same call). */
+#define GSHMEMI_SHMEM_SIZED_RMA(B, OP, PRE, CX)                                       \
+    static inline void PRE##OP(GSHMEMI_P_##CX void *d, const void *s, size_t n, int pe) \
+    { GSHMEMI_C_##CX                                                                  \
+        gshmem_##OP(d, s, n, pe);                                                     \
+    }
+#define GSHMEMI_SHMEM_SIZED_STRIDED(B, OP, PRE, CX)                                   \
+    static inline void PRE##OP(GSHMEMI_P_##CX void *d, const void *s, ptrdiff_t dst,  \
+                               ptrdiff_t sst, size_t n, int pe)                       \
+    { GSHMEMI_C_##CX                                                                  \
+        gshmem_##OP(d, s, dst, sst, n, pe);                                           \
+    }
+#define GSHMEMI_SHMEM_SIZED_SIG(B, OP, CALL, PRE, CX)                                 \
+    static inline void PRE##OP(GSHMEMI_P_##CX void *d, const void *s, size_t n,       \
+                               uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    { GSHMEMI_C_##CX                                                                  \
+        gshmem_##CALL(d, s, n * ((B) / 8), sig_addr, signal, sig_op, pe);             \
+    }
+#define GSHMEMI_SHMEM_SIZED(B, PRE, CX)                                               \
+    GSHMEMI_SHMEM_SIZED_RMA(B, put##B, PRE, CX)                                       \
+    GSHMEMI_SHMEM_SIZED_RMA(B, get##B, PRE, CX)                                       \
+    GSHMEMI_SHMEM_SIZED_RMA(B, put##B##_nbi, PRE, CX)                                 \
+    GSHMEMI_SHMEM_SIZED_RMA(B, get##B##_nbi, PRE, CX)                                 \
+    GSHMEMI_SHMEM_SIZED_STRIDED(B, iput##B, PRE, CX)                                  \
+    GSHMEMI_SHMEM_SIZED_STRIDED(B, iget##B, PRE, CX)                                  \
+    GSHMEMI_SHMEM_SIZED_SIG(B, put##B##_signal, putmem_signal, PRE, CX)               \
+    GSHMEMI_SHMEM_SIZED_SIG(B, put##B##_signal_nbi, putmem_signal_nbi, PRE, CX)
+#define GSHMEMI_SHMEM_SIZED_BOTH(B)                                                   \
+    GSHMEMI_SHMEM_SIZED(B, shmem_, NOCTX)                                             \
+    GSHMEMI_SHMEM_SIZED(B, shmem_ctx_, CTX)
+GSHMEMI_SHMEM_SIZED_BOTH(8)
+GSHMEMI_SHMEM_SIZED_BOTH(16)
+GSHMEMI_SHMEM_SIZED_BOTH(32)
+GSHMEMI_SHMEM_SIZED_BOTH(64)
+GSHMEMI_SHMEM_SIZED_BOTH(128)
 
 /* One contiguous (put, get, put_nbi, get_nbi), strided (iput, iget) or
  * put-with-signal (put_signal, put_signal_nbi) call OP for C type T on N. */
@@ -404,6 +409,20 @@ GSHMEMI_SHMEM_BOTH(AMO_BIT, uint64_t, uint64, uint64)
 /* ---- signals ------------------------------------------------------------ */
 #define shmem_putmem_signal gshmem_putmem_signal
 #define shmem_putmem_signal_nbi gshmem_putmem_signal_nbi
+static inline void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source,
+                                           size_t nelems, uint64_t *sig_addr, uint64_t signal,
+                                           int sig_op, int pe)
+{
+    gshmem_ctx_check(ctx, __func__);
+    gshmem_putmem_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+static inline void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,
+                                               size_t nelems, uint64_t *sig_addr,
+                                               uint64_t signal, int sig_op, int pe)
+{
+    gshmem_ctx_check(ctx, __func__);
+    gshmem_putmem_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
 #define shmem_signal_fetch gshmem_signal_fetch
 #define shmem_signal_wait_until gshmem_signal_wait_until
 
@@ -703,6 +722,9 @@ GSHMEMI_SHMEM_REDUCE_ARITH(double _Complex, complexd, complexd)
 #define shmem_test_any_vector(...) GSHMEMI_GEN(SYNC, test_any_vector, __VA_ARGS__)
 #define shmem_test_some_vector(...) GSHMEMI_GEN(SYNC, test_some_vector, __VA_ARGS__)
 #endif /* C11 generic names */
+
+/* The deprecated names the specification still lists. */
+#include "gshmem/shmem_dep.h"
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,22 @@ Test(shmem15, ofi_shm, .timeout = 400) { s15_ok(test_tp_env("ofi-shm"), "ofi-shm
 Test(shmem15, ofi_tcp, .timeout = 400) { s15_ok(test_tp_env("ofi-tcp"), "ofi-tcp"); }
 Test(shmem15, ofi_am_tcp, .timeout = 400) { s15_ok(TEST_AM_HOST_ENV, "ofi active messages"); }
 
+/* pe_api_shmem15_dep: the deprecated names the specification lists, the
+ * sized context forms and put<N>_signal; pe_api_shmem15_start: start_pes
+ * (a program of its own: init happens once per process). */
+static void s15_dep_ok(const char *env, const char *what)
+{
+    test_expect_ok_2_4(env, what, "pe_api_shmem15_dep", S15_TIMEOUT_S);
+    test_expect_ok_2_4(env, what, "pe_api_shmem15_start", S15_TIMEOUT_S);
+}
+
+Test(shmem15_dep, shm, .timeout = 400) { s15_dep_ok(test_tp_env("shm"), "shm"); }
+Test(shmem15_dep, ofi_tcp, .timeout = 400) { s15_dep_ok(test_tp_env("ofi-tcp"), "ofi-tcp"); }
+Test(shmem15_dep, ofi_am_tcp, .timeout = 400)
+{
+    s15_dep_ok(TEST_AM_HOST_ENV, "ofi active messages");
+}
+
 /* mode must end the job (not by the timeout) with every string of want[]
  * in the output; "@stack" in a string stands for the stack address one PE
  * printed ("stack=<addr>"). */

@@ -1,5 +1,5 @@
-/* sync.c: point synchronization, <T>_wait_until and <T>_test for int32,
- * int64, uint32 and uint64, generated from one definition (the set forms,
+/* sync.c: point synchronization, <T>_wait_until and <T>_test for int16,
+ * int32, int64, uint16, uint32 and uint64, generated from one definition (the set forms,
  * _all/_any/_some and _vector: sync_set.c). The ivar is local
  * symmetric memory, read with acquire loads on a host heap and by copies on
  * a CUDA heap (gshmemi_sym_load); wait loops drive the transports' progress
@@ -63,3 +63,5 @@ GSHMEMI_DEF_SYNC(int32_t, int32, gshmemi_cmp_i64, int64_t)
 GSHMEMI_DEF_SYNC(int64_t, int64, gshmemi_cmp_i64, int64_t)
 GSHMEMI_DEF_SYNC(uint32_t, uint32, gshmemi_cmp_u64, uint64_t)
 GSHMEMI_DEF_SYNC(uint64_t, uint64, gshmemi_cmp_u64, uint64_t)
+GSHMEMI_DEF_SYNC(int16_t, int16, gshmemi_cmp_i64, int64_t)
+GSHMEMI_DEF_SYNC(uint16_t, uint16, gshmemi_cmp_u64, uint64_t)

@@ -1,0 +1,149 @@
+/* shmem_dep.h: the deprecated names that OpenSHMEM 1.5 still specifies,
+ * mapped onto the current calls (included by shmem.h; do not include it
+ * alone). Setup (start_pes, _my_pe, _num_pes), the 1.4 AMO names
+ * (shmem_<T>_cswap .. _set for their types, and their C11 generic names),
+ * shmem_<T>_wait and shmem_wait (wait while *ivar == cmp_value), and the
+ * cache-management calls, which have nothing to do on gshmem (the CPU's
+ * caches are coherent; a CUDA heap is read by copies) and return at once. */
+#ifndef GSHMEM_SHMEM_DEP_H
+#define GSHMEM_SHMEM_DEP_H
+
+/* ---- setup (deprecated since 1.2) ------------------------------------ */
+static inline void gshmemi_start_pes_exit(void)
+{
+    if (gshmem_initialized())
+        gshmem_finalize();
+}
+/* npes is ignored, as the specification says. Initializes like shmem_init
+ * (a failure ends the program); a program initialized this way need not
+ * call shmem_finalize: it is called at exit if the program has not. A
+ * second call does nothing. */
+static inline void start_pes(int npes)
+{
+    (void)npes;
+    if (gshmem_initialized())
+        return;
+    shmem_init();
+    atexit(gshmemi_start_pes_exit);
+}
+static inline int _my_pe(void)
+{
+    return gshmem_my_pe();
+}
+static inline int _num_pes(void)
+{
+    return gshmem_n_pes();
+}
+
+/* ---- AMOs (deprecated since 1.4): the shmem_<S>_atomic_* calls --------- */
+#define GSHMEMI_SHMEM_DEP_AMO_EXT(T, S)                                               \
+    static inline T shmem_##S##_fetch(const T *source, int pe)                        \
+    {                                                                                 \
+        return shmem_##S##_atomic_fetch(source, pe);                                  \
+    }                                                                                 \
+    static inline void shmem_##S##_set(T *dest, T value, int pe)                      \
+    {                                                                                 \
+        shmem_##S##_atomic_set(dest, value, pe);                                      \
+    }                                                                                 \
+    static inline T shmem_##S##_swap(T *dest, T value, int pe)                        \
+    {                                                                                 \
+        return shmem_##S##_atomic_swap(dest, value, pe);                              \
+    }
+#define GSHMEMI_SHMEM_DEP_AMO(T, S)                                                   \
+    GSHMEMI_SHMEM_DEP_AMO_EXT(T, S)                                                   \
+    static inline T shmem_##S##_cswap(T *dest, T cond, T value, int pe)               \
+    {                                                                                 \
+        return shmem_##S##_atomic_compare_swap(dest, cond, value, pe);                \
+    }                                                                                 \
+    static inline T shmem_##S##_finc(T *dest, int pe)                                 \
+    {                                                                                 \
+        return shmem_##S##_atomic_fetch_inc(dest, pe);                                \
+    }                                                                                 \
+    static inline void shmem_##S##_inc(T *dest, int pe)                               \
+    {                                                                                 \
+        shmem_##S##_atomic_inc(dest, pe);                                             \
+    }                                                                                 \
+    static inline T shmem_##S##_fadd(T *dest, T value, int pe)                        \
+    {                                                                                 \
+        return shmem_##S##_atomic_fetch_add(dest, value, pe);                         \
+    }                                                                                 \
+    static inline void shmem_##S##_add(T *dest, T value, int pe)                      \
+    {                                                                                 \
+        shmem_##S##_atomic_add(dest, value, pe);                                      \
+    }
+/* The types of the deprecated names: int, long, long long (all of them);
+ * float and double (fetch, set, swap). */
+GSHMEMI_SHMEM_DEP_AMO(int, int)
+GSHMEMI_SHMEM_DEP_AMO(long, long)
+GSHMEMI_SHMEM_DEP_AMO(long long, longlong)
+GSHMEMI_SHMEM_DEP_AMO_EXT(float, float)
+GSHMEMI_SHMEM_DEP_AMO_EXT(double, double)
+
+/* ---- point synchronization --------------------------------------------- */
+/* The deprecated short and unsigned short forms of wait_until and test. */
+static inline void shmem_short_wait_until(short *ivar, int cmp, short cmp_value)
+{
+    gshmem_int16_wait_until(GSHMEMI_SP(int16, ivar), cmp, cmp_value);
+}
+static inline int shmem_short_test(short *ivar, int cmp, short cmp_value)
+{
+    return gshmem_int16_test(GSHMEMI_SP(int16, ivar), cmp, cmp_value);
+}
+static inline void shmem_ushort_wait_until(unsigned short *ivar, int cmp,
+                                           unsigned short cmp_value)
+{
+    gshmem_uint16_wait_until(GSHMEMI_SP(uint16, ivar), cmp, cmp_value);
+}
+static inline int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value)
+{
+    return gshmem_uint16_test(GSHMEMI_SP(uint16, ivar), cmp, cmp_value);
+}
+/* shmem_<S>_wait (deprecated since 1.4): returns once *ivar != cmp_value. */
+#define GSHMEMI_SHMEM_DEP_WAIT(T, S, N)                                               \
+    static inline void shmem_##S##_wait(T *ivar, T cmp_value)                         \
+    {                                                                                 \
+        shmem_##S##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                        \
+    }
+GSHMEMI_AMO_TYPES(GSHMEMI_SHMEM_DEP_WAIT)
+GSHMEMI_SHMEM_DEP_WAIT(short, short, int16)
+GSHMEMI_SHMEM_DEP_WAIT(unsigned short, ushort, uint16)
+
+/* ---- cache management (deprecated since 1.3): nothing to do ------------- */
+static inline void shmem_clear_cache_inv(void) {}
+static inline void shmem_set_cache_inv(void) {}
+static inline void shmem_clear_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+static inline void shmem_set_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+static inline void shmem_udcflush(void) {}
+static inline void shmem_udcflush_line(void *dest)
+{
+    (void)dest;
+}
+
+/* ---- C11 generic names of the deprecated calls ----------------------------- */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+#define GSHMEMI_GEN_DEP_AMO(p, PRE, OP)                                               \
+    _Generic(*(p), int: PRE##int_##OP, long: PRE##long_##OP,                          \
+             long long: PRE##longlong_##OP)
+#define GSHMEMI_GEN_DEP_AMO_EXT(p, PRE, OP)                                           \
+    _Generic(*(p), int: PRE##int_##OP, long: PRE##long_##OP,                          \
+             long long: PRE##longlong_##OP, float: PRE##float_##OP,                   \
+             double: PRE##double_##OP)
+#define shmem_fetch(...) GSHMEMI_GEN(DEP_AMO_EXT, fetch, __VA_ARGS__)
+#define shmem_set(...) GSHMEMI_GEN(DEP_AMO_EXT, set, __VA_ARGS__)
+#define shmem_swap(...) GSHMEMI_GEN(DEP_AMO_EXT, swap, __VA_ARGS__)
+#define shmem_cswap(...) GSHMEMI_GEN(DEP_AMO, cswap, __VA_ARGS__)
+#define shmem_finc(...) GSHMEMI_GEN(DEP_AMO, finc, __VA_ARGS__)
+#define shmem_inc(...) GSHMEMI_GEN(DEP_AMO, inc, __VA_ARGS__)
+#define shmem_fadd(...) GSHMEMI_GEN(DEP_AMO, fadd, __VA_ARGS__)
+#define shmem_add(...) GSHMEMI_GEN(DEP_AMO, add, __VA_ARGS__)
+/* shmem_wait: the standard AMO types, as shmem_wait_until. */
+#define shmem_wait(...) GSHMEMI_GEN(SYNC, wait, __VA_ARGS__)
+#endif /* C11 generic names */
+
+#endif /* GSHMEM_SHMEM_DEP_H */
