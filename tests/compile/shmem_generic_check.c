@@ -86,6 +86,7 @@ RMA_USE(ptrdiff_t, ptrdiff)
     static size_t sync_##tag(T *iv, T *vals, size_t *idx, const int *st)              \
     {                                                                                 \
         shmem_wait_until(iv, SHMEM_CMP_EQ, (T)1);                                     \
+        shmem_wait(iv, (T)0);                                                         \
         shmem_wait_until_all(iv, 2, st, SHMEM_CMP_EQ, (T)1);                          \
         shmem_wait_until_all_vector(iv, 2, st, SHMEM_CMP_EQ, vals);                   \
         return (size_t)shmem_test(iv, SHMEM_CMP_EQ, (T)1) +                           \
@@ -121,6 +122,28 @@ AMO_BIT_USE(int64_t, int64)
 AMO_BIT_USE(uint32_t, uint32)
 AMO_BIT_USE(uint64_t, uint64)
 
+/* The deprecated AMO names: int, long, long long; float and double for
+ * fetch, set and swap. */
+#define DEP_EXT_USE(T, tag)                                                           \
+    static T dep_ext_##tag(T *d, int pe)                                              \
+    {                                                                                 \
+        shmem_set(d, (T)1, pe);                                                       \
+        return shmem_fetch(d, pe) + shmem_swap(d, (T)2, pe);                          \
+    }
+#define DEP_USE(T, tag)                                                               \
+    DEP_EXT_USE(T, tag)                                                               \
+    static T dep_##tag(T *d, int pe)                                                  \
+    {                                                                                 \
+        shmem_inc(d, pe);                                                             \
+        shmem_add(d, (T)1, pe);                                                       \
+        return shmem_cswap(d, (T)1, (T)2, pe) + shmem_finc(d, pe) + shmem_fadd(d, (T)3, pe); \
+    }
+DEP_USE(int, int)
+DEP_USE(long, long)
+DEP_USE(long long, longlong)
+DEP_EXT_USE(float, float)
+DEP_EXT_USE(double, double)
+
 /* What the test compiles with -DSHMEM_GENERIC_WRONG: a type outside a list. */
 #ifdef SHMEM_GENERIC_WRONG
 static void wrong(double *d, int pe)
@@ -150,6 +173,10 @@ shmem_generic_check_fn shmem_generic_check_refs[] = {
     (shmem_generic_check_fn)sync_int, (shmem_generic_check_fn)sync_long, (shmem_generic_check_fn)sync_longlong, (shmem_generic_check_fn)sync_uint,
     (shmem_generic_check_fn)sync_ulong, (shmem_generic_check_fn)sync_ulonglong, (shmem_generic_check_fn)sync_int32, (shmem_generic_check_fn)sync_uint64,
     (shmem_generic_check_fn)sync_size, (shmem_generic_check_fn)sync_ptrdiff,
+    (shmem_generic_check_fn)dep_int, (shmem_generic_check_fn)dep_long,
+    (shmem_generic_check_fn)dep_longlong, (shmem_generic_check_fn)dep_ext_int,
+    (shmem_generic_check_fn)dep_ext_long, (shmem_generic_check_fn)dep_ext_longlong,
+    (shmem_generic_check_fn)dep_ext_float, (shmem_generic_check_fn)dep_ext_double,
 #ifdef SHMEM_GENERIC_WRONG
     (shmem_generic_check_fn)wrong,
 #endif
