@@ -12,7 +12,7 @@
 #          GSHMEM_OFI_AM_RAILS=1, the 2026-11-25 session-4 path) and as they were ("old":
 #          GSHMEM_OFI_AM_COALESCE=0, 64 KiB messages, rxm's default eager
 #          size), then NCCL's socket transport on the same GPUs
-#          (scripts/nccl_sock_bw.py), one direction, 4 KiB .. 64 MiB
+#          (scripts/nccl_sock_bw.py), one direction, 4 KiB .. 256 MiB (GPU_NET_BW_MAX)
 #   lat    8 B put + quiet from a kernel (queue-latency: beside the doorbell
 #          round trip) over ofi/tcp;ofi_rxm and ofi/shm, and fi_pingpong's
 #          8 B round trip on each provider (.gpu/bin, gpu-pack.sh)
@@ -71,10 +71,10 @@ if want bw; then
     [ $mode = old ] && envs+=("${OLD[@]}")
     [ $mode = rail1 ] && envs+=("${RAIL1[@]}")
     gpu_run "bw-$mode" 240 env "${envs[@]}" "$L" -n 2 "$B/apps/perf/device/gshmem-perf-dev-put-bw" \
-      -b 4K -e 64M -f 4 -n 20 -w 1 -o "$OUT/csv/queue-bw-$mode.csv"
+      -b 4K -e "${GPU_NET_BW_MAX:-256M}" -f 4 -n 20 -w 1 -o "$OUT/csv/queue-bw-$mode.csv"
     grep -v "^#" "$OUT/logs/bw-$mode.log" | sed "s/^/  $mode /" | head -20
   done
-  gpu_run bw-nccl-sockets 240 python3 scripts/nccl_sock_bw.py -b 4K -e 64M -n 20 -w 3 \
+  gpu_run bw-nccl-sockets 240 python3 scripts/nccl_sock_bw.py -b 4K -e "${GPU_NET_BW_MAX:-256M}" -n 20 -w 3 \
     -o "$OUT/csv/nccl-sockets-bw.csv"
   sed 's/^/  nccl /' "$OUT/csv/nccl-sockets-bw.csv" 2>/dev/null
 fi

@@ -6,8 +6,9 @@
 #    the pe_queue and queue suites), 2. litmus over the queue path (fence
 #    and signal, 8192 rounds x 128 blocks = 2^20 block-rounds), 3. the
 #    engine's profile (pe_queue perf with the engine's INFO line), 4.
-#    scripts/queue-bench.sh, 5. compute-sanitizer memcheck on the queue
-#    litmus. GPU_QUEUE_STEPS picks some (default "tests litmus profile
+#    scripts/queue-bench.sh, 5. compute-sanitizer (memcheck, racecheck,
+#    synccheck) on pe_queue's modes over both queue paths
+#    (GPU_QUEUE_SAN_TOOLS, _MODES, _PATHS, _TIMEOUT). GPU_QUEUE_STEPS picks some (default "tests litmus profile
 #    bench sanitizer"; the whole set can pass the device's 10 minutes per
 #    call on one GPU, so split it). Every step has a time limit.
 set -uo pipefail
@@ -21,7 +22,7 @@ status=0
 steps=" ${GPU_QUEUE_STEPS:-tests litmus profile bench sanitizer} "
 want() { [[ $steps == *" $1 "* ]]; }
 nvidia-smi -L | tee "$OUT/gpus.txt"
-want tests && run tests "${GPU_QUEUE_TEST_TIMEOUT:-300}" "$B/tests/gshmem-tests" --verbose --jobs 1 \
+want tests && gpu_run tests "${GPU_QUEUE_TEST_TIMEOUT:-300}" "$B/tests/gshmem-tests" --verbose --jobs 1 \
   --filter "${GSHMEM_TEST_FILTER:-queue/*}"
 want tests && grep -E "Synthesis" "$OUT/logs/tests.log"
 want litmus && for v in fence signal; do
@@ -49,13 +50,36 @@ want profile && for spin in 1000 10000000; do
   grep -h "engine stopped\|put_quiet\|rate" "$OUT/logs/profile-host-tcp-spin$spin.log" | sed 's/^/  /'
 done
 if want bench; then
-  BUILD=$B TIMEOUT=120 run queue-bench 450 bash scripts/queue-bench.sh "$OUT/queue-bench"
+  BUILD=$B TIMEOUT=120 gpu_run queue-bench 450 bash scripts/queue-bench.sh "$OUT/queue-bench"
   cat "$OUT/queue-bench/summary.md" 2>/dev/null
 fi
 if want sanitizer; then
-  gpu_run sanitizer-memcheck-queue 90 env GSHMEM_HEAP=cuda GSHMEM_DEVICE_QUEUE_ONLY=1 "$L" -n 2 \
-    compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/pe/pe_litmus" signal 64
-  grep -h "ERROR SUMMARY" "$OUT/logs/sanitizer-memcheck-queue.log"
+  # compute-sanitizer on the queue tests' programs, every PE under the tool:
+  # pe_queue's drain (kernels post, the host drains), bad (a malformed
+  # entry) and rma (puts, gets, back-pressure from kernels that wait on the
+  # engine) over the engine with P2P peers and over ofi/shm. The tool runs
+  # one kernel at a time, so the engine's and the ofi target's kernels (the
+  # small-op batches, AMO kernels) cannot run while a user kernel waits for
+  # them: the batches are off here (copies instead) and ops' AMOs are not
+  # run (GPU_QUEUE_SAN_MODES=ops hangs under the tool, not without it).
+  ST=${GPU_QUEUE_SAN_TIMEOUT:-240}
+  compute-sanitizer --version | tail -1 | sed 's/^/  /'
+  QP2P=(GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_DEVICE_QUEUE_ONLY=1 GSHMEM_P2P_BATCH=0)
+  QOFI=(GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=p2p,ofi GSHMEM_OFI_PROVIDER=shm
+        GSHMEM_OFI_AM_BATCH=0)
+  for tool in ${GPU_QUEUE_SAN_TOOLS:-memcheck racecheck synccheck}; do
+    for mode in ${GPU_QUEUE_SAN_MODES:-drain bad rma}; do
+      for path in ${GPU_QUEUE_SAN_PATHS:-p2p ofi}; do
+        penv=("${QP2P[@]}")
+        [ $path = ofi ] && penv=("${QOFI[@]}")
+        gpu_run "san-$tool-$mode-$path" "$ST" env "${penv[@]}" GSHMEM_SYMMETRIC_SIZE=16M \
+          GSHMEM_TIMEOUT=$ST "$L" -n 2 --timeout "$ST" compute-sanitizer --tool $tool \
+          --error-exitcode 9 "$B/tests/pe/pe_queue" $mode
+        grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|pe_queue: OK" \
+          "$OUT/logs/san-$tool-$mode-$path.log" | sort | uniq -c | sed "s/^/  $tool $mode $path /"
+      done
+    done
+  done
 fi
 # the device tool brings back at most 8 files: one archive
 tar -czf "$OUT/gpu-queue.tgz" -C "$OUT" logs $(cd "$OUT" && ls -d queue-bench 2>/dev/null) &&

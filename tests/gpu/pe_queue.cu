@@ -9,7 +9,10 @@
  *                   put-with-signal litmus from all blocks (3 forms) and a
  *                   fence litmus, many rounds, zero violations; quiet;
  *                   back-pressure (3k entries from one block into one 1024-slot
- *                   ring); latencies and rate (PE 0 alone on the GPU)
+ *                   ring); latencies and rate (PE 0 alone on the GPU; the
+ *                   rate's same-word puts checked in order at PE 1)
+ *   pe_queue rma    the puts, gets and back-pressure of ops, no AMO (what
+ *                   compute-sanitizer can run: see run_rma)
  *   pe_queue bad    PE 0 posts a raw PUT whose range crosses the heap's end:
  *                   the engine logs it and sets the status the device sees
  *                   (gshmemx_queue_status); PE 1's last heap bytes unchanged
@@ -299,7 +302,21 @@ static void phase(const char *what)
     t_phase = now_s();
 }
 
-static void run_ops(sym *s, int *errs)
+static void run_bp(sym *s)
+{
+    gshmem_barrier_all();
+    k_bp<<<1, NT>>>(s, right);
+    CU_SYNC();
+    gshmem_barrier_all();
+    std::vector<uint64_t> bp(NT);
+    CU(cudaMemcpy(bp.data(), s->bp, NT * 8, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < NT; t++)
+        PE_CHECK(bp[t] == BP_PER - 1, "back-pressure word %d: %llu", t,
+                 (unsigned long long)bp[t]);
+    phase("back-pressure");
+}
+
+static void run_puts_gets(sym *s, int *errs)
 {
     t_phase = now_s();
     k_put<<<NB, NT>>>(s, right);
@@ -311,6 +328,21 @@ static void run_ops(sym *s, int *errs)
     CU_SYNC();
     pe_dev_errs_check(errs, "gets");
     phase("gets");
+}
+
+/* puts, gets and back-pressure: what needs no AMO (the "rma" mode, for
+ * compute-sanitizer, which runs one kernel at a time: an AMO kernel that
+ * the engine or a target launches would wait for the kernel that waits
+ * for it) */
+static void run_rma(sym *s, int *errs)
+{
+    run_puts_gets(s, errs);
+    run_bp(s);
+}
+
+static void run_ops(sym *s, int *errs)
+{
+    run_puts_gets(s, errs);
     gshmem_barrier_all();
     k_amo<<<NB, NT>>>(s, right, errs);
     CU_SYNC();
@@ -327,16 +359,7 @@ static void run_ops(sym *s, int *errs)
         printf("pe_queue: PE %d: litmus variant %d: %d rounds x %d blocks, 0 violations, "
                "%.2f s\n", me, v, ROUNDS, NB, now_s() - t0);
     }
-    gshmem_barrier_all();
-    k_bp<<<1, NT>>>(s, right);
-    CU_SYNC();
-    gshmem_barrier_all();
-    std::vector<uint64_t> bp(NT);
-    CU(cudaMemcpy(bp.data(), s->bp, NT * 8, cudaMemcpyDeviceToHost));
-    for (int t = 0; t < NT; t++)
-        PE_CHECK(bp[t] == BP_PER - 1, "back-pressure word %d: %llu", t,
-                 (unsigned long long)bp[t]);
-    phase("back-pressure");
+    run_bp(s);
 }
 
 static void run_perf(sym *s)
@@ -361,6 +384,14 @@ static void run_perf(sym *s)
                NB * NT, rate_n);
     }
     gshmem_barrier_all();
+    if (me == 1) {   /* each thread's word holds its last p: same-word puts kept their order */
+        std::vector<int64_t> pw(NB * NT);
+        CU(cudaMemcpy(pw.data(), s->pw, pw.size() * 8, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < NB * NT; i++)
+            PE_CHECK(pw[i] == rate_n - 1, "rate: thread %d's word is %lld after %d p's to it, "
+                     "want %d (a later put applied before an earlier one)", i, (long long)pw[i],
+                     rate_n, rate_n - 1);
+    }
     CU(cudaFree(ns));
 }
 
@@ -457,6 +488,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "ops") == 0) {
         run_ops(s, errs);
         run_perf(s);
+    } else if (strcmp(mode, "rma") == 0) {
+        run_rma(s, errs);
     } else if (strcmp(mode, "bad") == 0) {
         run_bad(s);
     } else if (strcmp(mode, "drain") == 0) {

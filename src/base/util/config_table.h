@@ -34,6 +34,9 @@ GSHMEMI_CFG(bool, OFI_AM, ofi_am, "0",
 GSHMEMI_CFG(bool, OFI_AM_COALESCE, ofi_am_coalesce, "1",
             "ofi active messages: puts to one PE share messages, copies issued without "
             "waiting (0: one message and one waited copy per put)")
+GSHMEMI_CFG(bool, OFI_AM_BATCH, ofi_am_batch, "1",
+            "ofi active messages: the target applies records of up to 8 bytes to a CUDA heap "
+            "with one kernel per 1024 (the small-op batch; 0: a copy each)")
 GSHMEMI_CFG(size, OFI_AM_CHUNK, ofi_am_chunk, "1M",
             "ofi active messages: payload bytes of one message (4K to 4M)")
 GSHMEMI_CFG(int, OFI_AM_RAILS, ofi_am_rails, "4",

@@ -331,8 +331,13 @@ static int ofi_finalize(gshmemi_transport_t *tp)
 static int ofi_fence(gshmemi_transport_t *tp)
 {
     ofi_state_t *s = ofi_state(tp);
-    if (s->am_mode)
-        return 0;   /* active messages: each target applies one PE's requests in order */
+    if (s->am_mode) {   /* active messages: targets apply one PE's requests in order, */
+#ifdef GSHMEM_HAVE_CUDA    /* but for small records, which a fenced record follows */
+        if (s->am)
+            ofi_am_fence(s);
+#endif
+        return 0;
+    }
     if (!s->has_fence)
         return ofi_quiet(s);
     for (int pe = 0; pe < s->n_pes; pe++)

@@ -227,6 +227,8 @@ int ofi_am_amo(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
 int ofi_am_amo_nbi(ofi_state_t *s, int pe, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                       uint64_t off, const void *operand);
 int ofi_am_quiet(ofi_state_t *s);
+/* Marks every PE's next put record as fenced (applied after the earlier ones). */
+void ofi_am_fence(ofi_state_t *s);
 int ofi_am_quiet_mark(ofi_state_t *s, uint64_t *mark_p);
 int ofi_am_quiet_test(ofi_state_t *s, uint64_t mark);
 int ofi_am_progress(ofi_state_t *s);

@@ -28,8 +28,14 @@ typedef enum ofi_am_type {
 /* One put inside a PUT message; its payload follows, padded to OFI_AM_REC. */
 typedef struct ofi_am_rec {
     uint64_t off;            /* heap offset at the target */
-    uint64_t len;            /* payload bytes */
+    uint64_t len;            /* payload bytes | OFI_AM_REC_FENCE */
 } ofi_am_rec_t;
+
+/* In a record's len: the first record after its source's fence (ofi_fence):
+ * the target applies it after every earlier record. Fences are otherwise
+ * free: a source's requests are applied in order, except small records,
+ * which the target's batch applies in parallel up to the next fence. */
+#define OFI_AM_REC_FENCE (1ull << 63)
 
 _Static_assert(sizeof(ofi_am_rec_t) == OFI_AM_REC, "ofi_am_rec_t is one record header");
 
@@ -120,6 +126,7 @@ typedef struct ofi_am {
     int dev;                 /* its device */
     void *stream;            /* cudaStream_t: target-side applies, in arrival order */
     void *ustream;           /* cudaStream_t: source-side copies out of device buffers */
+    struct gshmemi_cbatch *batch;   /* target: records of <= 8 bytes, in stream; NULL: none */
     size_t chunk;            /* payload bytes per message */
     size_t buf;              /* bytes of one send or receive buffer: OFI_AM_HDR + chunk */
     int coalesce;            /* GSHMEM_OFI_AM_COALESCE: puts share PUT messages */
@@ -157,6 +164,7 @@ typedef struct ofi_am {
     uint64_t *applied;       /* [n_pes] requests applied from each source */
     uint64_t *acked_out;     /* [n_pes] count last acknowledged to each source */
     int *src_err;            /* [n_pes] first failure to report to each source */
+    unsigned char *fence_next;   /* [n_pes] source: mark the next record OFI_AM_REC_FENCE */
     ofi_op_t **stash;        /* [n_pes] requests that arrived ahead of their turn */
     ofi_op_t *done;          /* buffers applied in this pass (reused once visible) */
     /* passes whose applies are queued on st->stream, oldest first: each
@@ -200,7 +208,9 @@ int ofi_am_rail_drain(ofi_state_t *s, ofi_am_rail_t *r);
 /* ofi_am_mem.c: memory of the active-message path. The heap side and the
  * bounce buffers are CUDA memory / pinned host memory when st->cuda, plain
  * host memory otherwise; "user" buffers are anything the caller passed. */
-int ofi_smem_init(ofi_am_t *st, const gshmemi_heap_t *heap);
+/* init: batch 1 gives the target a small-op batch (GSHMEM_OFI_AM_BATCH) on
+ * a CUDA heap: heap writes of up to 8 bytes a row become its records. */
+int ofi_smem_init(ofi_am_t *st, const gshmemi_heap_t *heap, int batch);
 void ofi_smem_fini(ofi_am_t *st);
 int ofi_smem_alloc(ofi_am_t *st, size_t len, void **p_p);
 void ofi_smem_free(ofi_am_t *st, void *p);
@@ -229,13 +239,17 @@ int ofi_smem_wait_copies(ofi_am_t *st);
 int ofi_smem_to_user(ofi_am_t *st, void *stream, void *dst, const void *host_src, size_t n);
 /* Heap side, on st->stream in order: write_rows (height rows of width bytes,
  * spitch apart in host_src, dpitch apart in the heap) is asynchronous (see
- * sync and the events), read waits; amo is asynchronous unless result is
- * wanted. */
+ * sync and the events; rows of <= 8 bytes go into the batch, which every
+ * other call on st->stream launches first), read waits; amo is
+ * asynchronous unless result is wanted. */
 int ofi_smem_heap_write_rows(ofi_am_t *st, void *heap_dst, size_t dpitch, const void *host_src,
                              size_t spitch, size_t width, size_t height);
 int ofi_smem_heap_read(ofi_am_t *st, void *host_dst, const void *heap_src, size_t n);
 int ofi_smem_heap_amo(ofi_am_t *st, void *heap_p, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                       const void *operand, const void *compare, void *result);
 int ofi_smem_sync(ofi_am_t *st);
+/* The next heap write is applied after every earlier one (the batch's
+ * fence; copies are in stream order anyway). */
+void ofi_smem_heap_fence(ofi_am_t *st);
 
 #endif /* GSHMEMI_OFI_AM_H */

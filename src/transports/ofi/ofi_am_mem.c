@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "base/heap/heap_cuda_amo.h"
+#include "base/heap/heap_cuda_batch.h"
 #include "ofi_am.h"
 
 static int ofi_smem_fail(cudaError_t e, const char *what, size_t n, const void *p)
@@ -20,7 +21,7 @@ static int ofi_smem_fail(cudaError_t e, const char *what, size_t n, const void *
     return GSHMEM_ERR_TRANSPORT;
 }
 
-int ofi_smem_init(ofi_am_t *st, const gshmemi_heap_t *heap)
+int ofi_smem_init(ofi_am_t *st, const gshmemi_heap_t *heap, int batch)
 {
     st->cuda = heap->kind == GSHMEMI_HEAP_CUDA;
     st->dev = heap->cuda_device;
@@ -40,11 +41,24 @@ int ofi_smem_init(ofi_am_t *st, const gshmemi_heap_t *heap)
     }
     st->stream = a;
     st->ustream = b;
+    if (batch && gshmemi_cbatch_create(st->dev, st->stream, "ofi target", &st->batch) != 0)
+        GSHMEMI_WARN(OFI_SUBSYS, "ofi active messages: no small-op batch: each small record "
+                     "costs a copy");
     return 0;
 }
 
 void ofi_smem_fini(ofi_am_t *st)
 {
+    if (st->batch) {
+        gshmemi_cbatch_stats_t c;
+        (void)cudaStreamSynchronize((cudaStream_t)st->stream);   /* its kernels are done */
+        gshmemi_cbatch_destroy(st->batch, &c);
+        st->batch = NULL;
+        GSHMEMI_INFO(OFI_SUBSYS, "ofi active messages: target batch: %llu records in %llu "
+                     "kernels and %llu copies, %llu ordered segments",
+                     (unsigned long long)c.records, (unsigned long long)c.launches,
+                     (unsigned long long)c.copies, (unsigned long long)c.segments);
+    }
     if (st->stream)
         cudaStreamDestroy((cudaStream_t)st->stream);
     if (st->ustream)
@@ -99,6 +113,13 @@ void ofi_smem_dev_leave(int prev)
         (void)cudaSetDevice(prev);
 }
 
+/* Work about to enter stream: when it is the target's stream, the batch's
+ * records go first (stream order is issue order). */
+static int ofi_smem_order(ofi_am_t *st, void *stream)
+{
+    return st->batch != NULL && stream == st->stream ? gshmemi_cbatch_flush(st->batch) : 0;
+}
+
 /* 1 when p is device (or managed) memory: copy it with the CUDA runtime. */
 static int ofi_smem_is_device_mem(const void *p)
 {
@@ -115,6 +136,7 @@ static int ofi_smem_copy_sync(ofi_am_t *st, void *stream, void *dst, const void 
 {
     cudaStream_t cs = (cudaStream_t)stream;
     int prev;
+    GSHMEMI_CHECK(ofi_smem_order(st, stream));
     ofi_smem_dev_enter(st, &prev);   /* the stream belongs to the heap's device */
     cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, cs);
     if (e == cudaSuccess)
@@ -207,6 +229,7 @@ int ofi_smem_mark(ofi_am_t *st, void *ev, void *stream)
 {
     if (!st->cuda)
         return 0;
+    GSHMEMI_CHECK(ofi_smem_order(st, stream));
     cudaError_t e = cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)stream);
     return e == cudaSuccess ? 0 : ofi_smem_fail(e, "cudaEventRecord", 0, NULL);
 }
@@ -239,6 +262,16 @@ int ofi_smem_heap_write_rows(ofi_am_t *st, void *heap_dst, size_t dpitch, const 
             memcpy((char *)heap_dst + r * dpitch, (const char *)host_src + r * spitch, width);
         return 0;
     }
+    if (st->batch != NULL && width <= sizeof(uint64_t)) {   /* records: no CUDA call */
+        for (size_t r = 0; r < height; r++) {
+            uint64_t v = 0;
+            memcpy(&v, (const char *)host_src + r * spitch, width);   /* little-endian */
+            GSHMEMI_CHECK(gshmemi_cbatch_add(st->batch, (char *)heap_dst + r * dpitch,
+                                             GSHMEMI_CBATCH_PUT, v, (uint32_t)width, 0));
+        }
+        return 0;
+    }
+    GSHMEMI_CHECK(ofi_smem_order(st, st->stream));
     cudaStream_t cs = (cudaStream_t)st->stream;
     cudaError_t e = height == 1 ? cudaMemcpyAsync(heap_dst, host_src, width,
                                                   cudaMemcpyHostToDevice, cs)
@@ -248,12 +281,19 @@ int ofi_smem_heap_write_rows(ofi_am_t *st, void *heap_dst, size_t dpitch, const 
                                                 width * height, heap_dst);
 }
 
+void ofi_smem_heap_fence(ofi_am_t *st)
+{
+    if (st->batch != NULL)
+        gshmemi_cbatch_fence(st->batch);
+}
+
 int ofi_smem_heap_read(ofi_am_t *st, void *host_dst, const void *heap_src, size_t n)
 {
     if (!st->cuda) {
         memcpy(host_dst, heap_src, n);
         return 0;
     }
+    GSHMEMI_CHECK(ofi_smem_order(st, st->stream));
     cudaStream_t cs = (cudaStream_t)st->stream;
     cudaError_t e = cudaMemcpyAsync(host_dst, heap_src, n, cudaMemcpyDeviceToHost, cs);
     if (e == cudaSuccess)
@@ -265,6 +305,7 @@ int ofi_smem_sync(ofi_am_t *st)
 {
     if (!st->cuda)
         return 0;
+    GSHMEMI_CHECK(ofi_smem_order(st, st->stream));
     cudaError_t e = cudaStreamSynchronize((cudaStream_t)st->stream);
     return e == cudaSuccess ? 0 : ofi_smem_fail(e, "cudaStreamSynchronize", 0, NULL);
 }
@@ -297,8 +338,10 @@ int ofi_smem_sync(ofi_am_t *st)
 int ofi_smem_heap_amo(ofi_am_t *st, void *heap_p, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
                       const void *operand, const void *compare, void *result)
 {
-    if (st->cuda)
+    if (st->cuda) {
+        GSHMEMI_CHECK(ofi_smem_order(st, st->stream));
         return gshmemi_cuda_amo(heap_p, op, dt, operand, compare, result, st->stream);
+    }
     uint64_t v = 0, c = 0;
     size_t sz = gshmemi_dtype_size(dt);
     if (operand)

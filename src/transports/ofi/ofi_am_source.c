@@ -104,12 +104,13 @@ int ofi_am_setup(ofi_state_t *s, const gshmemi_config_t *cfg)
     st->applied = calloc(n, sizeof(uint64_t));
     st->acked_out = calloc(n, sizeof(uint64_t));
     st->src_err = calloc(n, sizeof(int));
+    st->fence_next = calloc(n, 1);
     st->stash = calloc(n, sizeof(ofi_op_t *));
     st->open = calloc(n, sizeof(ofi_am_open_t));
     st->visible = calloc(n, sizeof(uint64_t));
     st->batch_applied = calloc(n * OFI_AM_BATCHES, sizeof(uint64_t));
     if (!st->next_seq || !st->acked || !st->applied || !st->acked_out || !st->src_err ||
-        !st->stash || !st->open || !st->visible || !st->batch_applied) {
+        !st->fence_next || !st->stash || !st->open || !st->visible || !st->batch_applied) {
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: out of memory for %d PEs", s->n_pes);
         return GSHMEM_ERR_NOMEM;
     }
@@ -122,17 +123,19 @@ int ofi_am_setup(ofi_state_t *s, const gshmemi_config_t *cfg)
             return GSHMEM_ERR_NOMEM;
         }
     }
-    GSHMEMI_CHECK(ofi_smem_init(st, s->heap));
+    GSHMEMI_CHECK(ofi_smem_init(st, s->heap, cfg->ofi_am_batch));
     GSHMEMI_CHECK(ofi_smem_events_init(st));
     GSHMEMI_CHECK(ofi_am_rails_open(s, (int)cfg->ofi_am_rails));
     GSHMEMI_CHECK(ofi_am_buffers(s, st));
     const char *rxm = getenv("FI_OFI_RXM_BUFFER_SIZE");
     GSHMEMI_INFO(OFI_SUBSYS, "ofi active messages: %d rails (GSHMEM_OFI_AM_RAILS), %d receive and "
                  "%d send buffers of %zu bytes (%s), window %d requests per target, %s "
-                 "(GSHMEM_OFI_AM_COALESCE=%d), FI_OFI_RXM_BUFFER_SIZE=%s", st->n_rails, st->n_rx,
+                 "(GSHMEM_OFI_AM_COALESCE=%d), small records %s (GSHMEM_OFI_AM_BATCH), "
+                 "FI_OFI_RXM_BUFFER_SIZE=%s", st->n_rails, st->n_rx,
                  OFI_AM_TX, st->buf, st->cuda ? "pinned" : "host", OFI_AM_WINDOW,
                  st->coalesce ? "puts to one PE share messages" : "one message per put",
-                 st->coalesce, rxm ? rxm : "(unset)");
+                 st->coalesce, st->batch ? "applied in batches" : "one copy each",
+                 rxm ? rxm : "(unset)");
     return 0;
 }
 
@@ -165,6 +168,7 @@ void ofi_am_close(ofi_state_t *s)
     free(st->applied);
     free(st->acked_out);
     free(st->src_err);
+    free(st->fence_next);
     free(st->stash);
     free(st->open);
     for (int i = 0; i < OFI_AM_MARKS; i++)
@@ -392,7 +396,9 @@ static int ofi_am_append(ofi_state_t *s, int pe, uint64_t off, const char *src, 
     size_t len = n < room ? n : room;
     char *rec = ofi_am_tx_ptr(st, o->slot) + OFI_AM_HDR + o->used;
     char *dst = rec + OFI_AM_REC;
-    *(ofi_am_rec_t *)rec = (ofi_am_rec_t){.off = off, .len = len};
+    *(ofi_am_rec_t *)rec = (ofi_am_rec_t){
+        .off = off, .len = len | (st->fence_next[pe] ? OFI_AM_REC_FENCE : 0)};
+    st->fence_next[pe] = 0;
     if (!dev) {
         memcpy(dst, src, len);
     } else if (o->run_n > 0 && len == o->run_len && src == o->run_src + o->run_n * len &&
@@ -450,6 +456,14 @@ int ofi_am_put(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n, 
 int ofi_am_put_value(ofi_state_t *s, int pe, uint64_t off, const void *src, size_t n)
 {
     return ofi_am_put_from(s, pe, off, src, n, 1, 0);
+}
+
+void ofi_am_fence(ofi_state_t *s)
+{
+    ofi_am_t *st = s->am;
+    pthread_mutex_lock(&st->src_lock);
+    memset(st->fence_next, 1, (size_t)s->n_pes);
+    pthread_mutex_unlock(&st->src_lock);
 }
 
 /* Number the header-only request h for pe and send it (after pe's open

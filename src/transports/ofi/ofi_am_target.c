@@ -116,7 +116,10 @@ static void ofi_am_apply_amo(ofi_state_t *s, ofi_op_t *op, ofi_am_hdr_t *h)
 
 /* The records of a PUT message, in order. Runs of records of one length
  * whose offsets step by one stride (>= the length: no overlap) go as one
- * 2D copy: a DLRM slice's rows are such a run. */
+ * 2D copy: a DLRM slice's rows are such a run. A record marked
+ * OFI_AM_REC_FENCE (the first after its source's fence) starts no run with
+ * the records before it and is applied after them (ofi_smem_heap_fence:
+ * the batch's records are otherwise applied in parallel). */
 static int ofi_am_apply_put(ofi_state_t *s, const ofi_am_hdr_t *h, const char *p)
 {
     ofi_am_t *st = s->am;
@@ -131,26 +134,29 @@ static int ofi_am_apply_put(ofi_state_t *s, const ofi_am_hdr_t *h, const char *p
     while (p < end) {
         ofi_am_hdr_t r = *h;   /* for ofi_am_check's message */
         const ofi_am_rec_t *rec = (const ofi_am_rec_t *)p;
-        size_t step = OFI_AM_REC + ofi_am_pad(rec->len);
+        uint64_t len = rec->len & ~OFI_AM_REC_FENCE;
+        size_t step = OFI_AM_REC + ofi_am_pad(len);
         r.off = rec->off;
-        r.len = rec->len;
-        if (rec->len == 0 || rec->len > (size_t)(end - p) - OFI_AM_REC) {
+        r.len = len;
+        if (len == 0 || len > (size_t)(end - p) - OFI_AM_REC) {
             GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: put message from PE %d: record %llu of "
                           "%llu bytes overruns the message; the rest not applied", h->src_pe,
-                          (unsigned long long)nrec, (unsigned long long)rec->len);
+                          (unsigned long long)nrec, (unsigned long long)len);
             return GSHMEM_ERR_TRANSPORT;
         }
         GSHMEMI_CHECK(ofi_am_check(s, &r, "put"));
-        /* extend over the records that continue this one's stride */
+        if (rec->len & OFI_AM_REC_FENCE)
+            ofi_smem_heap_fence(st);
+        /* extend over the records that continue this one's stride (a
+         * fenced one has another len: it starts its own) */
         size_t rows = 1;
         uint64_t stride = 0;
         const char *q = p + step;
         while (q + OFI_AM_REC <= end) {
             const ofi_am_rec_t *n = (const ofi_am_rec_t *)q;
             uint64_t d = n->off - rec->off;
-            if (n->len != rec->len || n->off <= rec->off || d / rows < rec->len ||
-                d % rows != 0 || (rows > 1 && d / rows != stride) ||
-                rec->len > (size_t)(end - q) - OFI_AM_REC)
+            if (n->len != len || n->off <= rec->off || d / rows < len || d % rows != 0 ||
+                (rows > 1 && d / rows != stride) || len > (size_t)(end - q) - OFI_AM_REC)
                 break;
             r.off = n->off;
             if (ofi_am_check(s, &r, "put") != 0)
@@ -159,8 +165,8 @@ static int ofi_am_apply_put(ofi_state_t *s, const ofi_am_hdr_t *h, const char *p
             rows++;
             q += step;
         }
-        GSHMEMI_CHECK(ofi_smem_heap_write_rows(st, base + rec->off, rows > 1 ? stride : rec->len,
-                                               p + OFI_AM_REC, step, rec->len, rows));
+        GSHMEMI_CHECK(ofi_smem_heap_write_rows(st, base + rec->off, rows > 1 ? stride : len,
+                                               p + OFI_AM_REC, step, len, rows));
         nrec += rows;
         p = q;
     }

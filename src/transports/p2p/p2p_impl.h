@@ -7,11 +7,10 @@
 #include <cuda_runtime_api.h>
 
 #include "p2p.h"
+#include "base/heap/heap_cuda_batch.h"
 #include "base/util/log.h"
 
 #define P2P_SUBSYS GSHMEMI_SUBSYS_TRANSPORT
-
-typedef struct p2p_batch p2p_batch_t;   /* p2p_batch.cu */
 
 typedef struct p2p_priv {
     int my_pe, n_pes;
@@ -23,7 +22,7 @@ typedef struct p2p_priv {
     void **base_dev;           /* [n_pes] the same table in device memory */
     cudaStream_t stream;       /* every copy and AMO kernel, in issue order */
     int own_reach;             /* tp->reach was allocated here */
-    p2p_batch_t *batch;        /* small ops without a CUDA call each; NULL: none */
+    gshmemi_cbatch_t *batch;   /* small ops without a CUDA call each; NULL: none */
 } p2p_priv_t;
 
 #ifdef __cplusplus
@@ -42,19 +41,13 @@ int gshmemi_p2p_cuda_error(cudaError_t e, int rc_if, const char *what, int pe);
 void p2p_dev_enter(const p2p_priv_t *priv, int *prev_p);
 void p2p_dev_leave(int prev);
 
-/* p2p_batch.cu: the small-op batch (see there). init: 0 or a logged error
- * (the transport then issues each op by itself). add: one record (dst:
- * mapped device address; value: the bytes or the operand; ordered: applied
- * after every earlier record); 0 or a logged error. flush: launches what
- * is there; every path into the stream calls it first. fence: the next
- * record is ordered. */
-typedef enum { P2P_REC_PUT = 0, P2P_REC_SET = 1, P2P_REC_ADD = 2 } p2p_rec_kind_t;
-int p2p_batch_init(p2p_priv_t *priv);
-void p2p_batch_fini(p2p_priv_t *priv);
-int p2p_batch_add(p2p_priv_t *priv, void *dst, p2p_rec_kind_t kind, uint64_t value,
-                  uint32_t size, int ordered);
-int p2p_batch_flush(p2p_priv_t *priv);
-void p2p_batch_fence(p2p_priv_t *priv);
+/* Launches the small-op batch's records (base/heap/heap_cuda_batch.h);
+ * every path into priv->stream calls it first: stream order is issue order. */
+static inline int p2p_batch_flush(p2p_priv_t *priv)
+{
+    return priv->batch != NULL ? gshmemi_cbatch_flush(priv->batch) : GSHMEM_SUCCESS;
+}
+
 
 #ifdef __cplusplus
 }

@@ -51,7 +51,15 @@ static void p2p_priv_free(gshmemi_transport_t *tp)
         cudaFree(priv->base_dev);
     if (priv->stream != NULL)
         (void)cudaStreamSynchronize(priv->stream);   /* the batch's kernels are done */
-    p2p_batch_fini(priv);
+    if (priv->batch != NULL) {
+        gshmemi_cbatch_stats_t st;
+        gshmemi_cbatch_destroy(priv->batch, &st);
+        priv->batch = NULL;
+        GSHMEMI_DEBUG(P2P_SUBSYS, "p2p: small-op batch: %llu records in %llu kernels and %llu "
+                      "copies, %llu ordered segments", (unsigned long long)st.records,
+                      (unsigned long long)st.launches, (unsigned long long)st.copies,
+                      (unsigned long long)st.segments);
+    }
     if (priv->stream != NULL)
         cudaStreamDestroy(priv->stream);
     free(priv->base);
@@ -119,7 +127,7 @@ static int p2p_card_fill(p2p_priv_t *priv, const gshmemi_tp_env_t *env, p2p_card
     if (env->cfg != NULL && !env->cfg->p2p_batch)
         GSHMEMI_INFO(P2P_SUBSYS, "p2p: PE %d: GSHMEM_P2P_BATCH=0: a CUDA call per small put "
                      "and signal", me);
-    else if (p2p_batch_init(priv) != GSHMEM_SUCCESS)
+    else if (gshmemi_cbatch_create(dev, priv->stream, "p2p", &priv->batch) != GSHMEM_SUCCESS)
         GSHMEMI_WARN(P2P_SUBSYS, "p2p: PE %d: no small-op batch: each small put and signal "
                      "costs a CUDA call", me);
     card->device = dev;
@@ -310,7 +318,7 @@ int gshmemi_p2p_finalize(gshmemi_transport_t *tp)
 
     if (priv == NULL)
         return GSHMEM_SUCCESS;
-    rc = p2p_batch_flush(priv);
+    rc = priv->batch != NULL ? gshmemi_cbatch_flush(priv->batch) : GSHMEM_SUCCESS;
     if (priv->stream != NULL && (e = cudaStreamSynchronize(priv->stream)) != cudaSuccess)
         rc = gshmemi_p2p_cuda_error(e, GSHMEM_ERR_TRANSPORT, "cudaStreamSynchronize at "
                                     "finalize", priv->my_pe);

@@ -11,7 +11,7 @@
  *     kernels are atomic with each other and with device-side atomics of
  *     any GPU on the word, which is what hw_atomics = 1 promises;
  *   - put_value (1..8 host bytes) and amo_nbi (SET/ADD): a record in the
- *     small-op batch (p2p_batch.cu), no CUDA call each; one kernel
+ *     small-op batch (base/heap/heap_cuda_batch.cu), no CUDA call each; one kernel
  *     applies a buffer of them, launched before any other work enters the
  *     stream, at progress (so a signal reaches a peer that waits without a
  *     quiet) and at quiet;
@@ -98,7 +98,7 @@ static int p2p_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void
     return p2p_copy(tp->priv, dst, src, n, nbi, "put", pe);
 }
 
-/* 1..8 host bytes: a batch record (p2p_batch.cu), no CUDA call. */
+/* 1..8 host bytes: a batch record (base/heap/heap_cuda_batch.cu), no CUDA call. */
 static int p2p_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
                          size_t n)
 {
@@ -110,7 +110,7 @@ static int p2p_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, cons
     if (priv->batch == NULL || n == 0 || n > sizeof v)
         return p2p_copy(priv, dst, src, n, 1, "put", pe);
     memcpy(&v, src, n);   /* little-endian: the first n bytes */
-    return p2p_batch_add(priv, dst, P2P_REC_PUT, v, (uint32_t)n, 0);
+    return gshmemi_cbatch_add(priv->batch, dst, GSHMEMI_CBATCH_PUT, v, (uint32_t)n, 0);
 }
 
 static int p2p_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, size_t n,
@@ -203,15 +203,16 @@ static int p2p_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op,
     if (priv->batch == NULL || gshmemi_amo_bitwise(op))   /* the batch has no bitwise records */
         return p2p_amo_issue(priv, pe, op, dt, addr, operand, NULL, NULL, 0);
     memcpy(&v, operand, gshmemi_dtype_size(dt));
-    return p2p_batch_add(priv, addr, op == GSHMEMI_AMO_SET ? P2P_REC_SET : P2P_REC_ADD, v,
+    return gshmemi_cbatch_add(priv->batch, addr, op == GSHMEMI_AMO_SET ? GSHMEMI_CBATCH_SET : GSHMEMI_CBATCH_ADD, v,
                          (uint32_t)gshmemi_dtype_size(dt), after_fence);
 }
 
 static int p2p_fence(gshmemi_transport_t *tp)
 {
     /* one in-order stream: ordered, except inside a batch buffer */
-    if (tp->priv != NULL)
-        p2p_batch_fence(tp->priv);
+    p2p_priv_t *priv = tp->priv;
+    if (priv != NULL && priv->batch != NULL)
+        gshmemi_cbatch_fence(priv->batch);
     return GSHMEM_SUCCESS;
 }
 
