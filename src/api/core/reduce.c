@@ -19,13 +19,10 @@
 
 typedef void gshmemi_red_fn(void *acc, const void *x, size_t n);
 
-static int gshmemi_reduce(const char *call, gshmem_team_t team, void *dest, const void *source,
+/* The reduction on team t (this PE a member). */
+static int gshmemi_reduce(const char *call, gshmemi_team_t *t, void *dest, const void *source,
                           size_t nreduce, size_t size, gshmemi_red_fn *fn)
 {
-    gshmemi_team_t *t = gshmemi_coll_team(call, team);
-
-    if (t == NULL)
-        return GSHMEM_ERR_INVALID_ARG;
     if (nreduce == 0)
         return GSHMEM_SUCCESS;
     size_t bytes = gshmemi_rma_bytes(call, nreduce, size);
@@ -52,6 +49,17 @@ static int gshmemi_reduce(const char *call, gshmem_team_t team, void *dest, cons
     return GSHMEM_SUCCESS;
 }
 
+static int gshmemi_reduce_team(const char *call, gshmem_team_t team, void *dest,
+                               const void *source, size_t nreduce, size_t size,
+                               gshmemi_red_fn *fn)
+{
+    gshmemi_team_t *t = gshmemi_coll_team(call, team);
+
+    if (t == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    return gshmemi_reduce(call, t, dest, source, nreduce, size, fn);
+}
+
 #define GSHMEMI_R_SUM(a, x) ((a) + (x))
 #define GSHMEMI_R_PROD(a, x) ((a) * (x))
 #define GSHMEMI_R_MAX(a, x) ((x) > (a) ? (x) : (a))
@@ -71,8 +79,8 @@ static int gshmemi_reduce(const char *call, gshmem_team_t team, void *dest, cons
     int gshmem_##N##_##OPN##_reduce(gshmem_team_t team, T *dest, const T *source,     \
                                     size_t nreduce)                                   \
     {                                                                                 \
-        return gshmemi_reduce("gshmem_" #N "_" #OPN "_reduce", team, dest, source,    \
-                              nreduce, sizeof(T), gshmemi_red_##N##_##OPN);           \
+        return gshmemi_reduce_team("gshmem_" #N "_" #OPN "_reduce", team, dest, source, \
+                                   nreduce, sizeof(T), gshmemi_red_##N##_##OPN);      \
     }
 
 #define GSHMEMI_DEF_REDUCE_ARITH(T, N)                                                \
