@@ -2,9 +2,10 @@
  * mapped onto the current calls (included by shmem.h; do not include it
  * alone). Setup (start_pes, _my_pe, _num_pes), the 1.4 AMO names
  * (shmem_<T>_cswap .. _set for their types, and their C11 generic names),
- * shmem_<T>_wait and shmem_wait (wait while *ivar == cmp_value), and the
+ * shmem_<T>_wait and shmem_wait (wait while *ivar == cmp_value), the
  * cache-management calls, which have nothing to do on gshmem (the CPU's
- * caches are coherent; a CUDA heap is read by copies) and return at once. */
+ * caches are coherent; a CUDA heap is read by copies) and return at once,
+ * and the active-set collectives (gshmem.h's "active sets"). */
 #ifndef GSHMEM_SHMEM_DEP_H
 #define GSHMEM_SHMEM_DEP_H
 
@@ -124,6 +125,57 @@ static inline void shmem_udcflush_line(void *dest)
 {
     (void)dest;
 }
+
+/* ---- active-set collectives (deprecated since 1.5) ---------------------------- */
+#define shmem_barrier gshmem_barrier
+#define shmem_broadcast32 gshmem_broadcast32
+#define shmem_broadcast64 gshmem_broadcast64
+#define shmem_collect32 gshmem_collect32
+#define shmem_collect64 gshmem_collect64
+#define shmem_fcollect32 gshmem_fcollect32
+#define shmem_fcollect64 gshmem_fcollect64
+#define shmem_alltoall32 gshmem_alltoall32
+#define shmem_alltoall64 gshmem_alltoall64
+#define shmem_alltoalls32 gshmem_alltoalls32
+#define shmem_alltoalls64 gshmem_alltoalls64
+/* shmem_sync: in C11 (not C++) it takes a team (shmem_team_sync) or an
+ * active set (PE_start, logPE_stride, PE_size, pSync), told apart by the
+ * count of arguments, as the 1.5 synopses say; in C++ and before C11 it is
+ * the active-set call (the team's is shmem_team_sync). */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+#define GSHMEMI_SYNC_PICK(a1, a2, a3, a4, NAME, ...) NAME
+#define shmem_sync(...)                                                               \
+    GSHMEMI_SYNC_PICK(__VA_ARGS__, gshmem_sync, gshmemi_shmem_sync_takes_1_or_4_arguments, \
+                      gshmemi_shmem_sync_takes_1_or_4_arguments, gshmem_team_sync, )(__VA_ARGS__)
+#else
+#define shmem_sync gshmem_sync
+#endif
+
+/* shmem_<S>_<op>_to_all for the active-set types of 1.5: short, int, long,
+ * long long (every op), float, double, long double (sum, prod, min, max),
+ * and in C the complex ones (sum, prod). */
+#define GSHMEMI_SHMEM_TO_ALL_OP(T, S, N, OP)                                          \
+    static inline void shmem_##S##_##OP##_to_all(T *dest, const T *source, int nreduce, \
+                                                 int PE_start, int logPE_stride,      \
+                                                 int PE_size, T *pWrk, long *pSync)   \
+    {                                                                                 \
+        gshmem_##N##_##OP##_to_all(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nreduce, \
+                                   PE_start, logPE_stride, PE_size, GSHMEMI_SP(N, pWrk), \
+                                   pSync);                                            \
+    }
+#define GSHMEMI_SHMEM_TO_ALL(KIND, T, S, N)                                           \
+    GSHMEMI_SHMEM_REDUCE_OPS_##KIND(GSHMEMI_SHMEM_TO_ALL_OP, T, S, N)
+GSHMEMI_SHMEM_TO_ALL(INT, short, short, int16)
+GSHMEMI_SHMEM_TO_ALL(INT, int, int, int32)
+GSHMEMI_SHMEM_TO_ALL(INT, long, long, int64)
+GSHMEMI_SHMEM_TO_ALL(INT, long long, longlong, int64)
+GSHMEMI_SHMEM_TO_ALL(REAL, float, float, float)
+GSHMEMI_SHMEM_TO_ALL(REAL, double, double, double)
+GSHMEMI_SHMEM_TO_ALL(REAL, long double, longdouble, longdouble)
+#ifndef __cplusplus
+GSHMEMI_SHMEM_TO_ALL(ARITH, float _Complex, complexf, complexf)
+GSHMEMI_SHMEM_TO_ALL(ARITH, double _Complex, complexd, complexd)
+#endif
 
 /* ---- C11 generic names of the deprecated calls ----------------------------- */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)

@@ -144,11 +144,26 @@ DEP_USE(long long, longlong)
 DEP_EXT_USE(float, float)
 DEP_EXT_USE(double, double)
 
-/* What the test compiles with -DSHMEM_GENERIC_WRONG: a type outside a list. */
+/* shmem_sync: the team form (one argument) and the deprecated active-set
+ * form (four), told apart by the count. */
+static int sync_forms(long *psync)
+{
+    shmem_sync(0, 0, 1, psync);
+    return shmem_sync(SHMEM_TEAM_WORLD);
+}
+
+/* What the test compiles with -DSHMEM_GENERIC_WRONG: a type outside a list;
+ * with -DSHMEM_GENERIC_WRONG_SYNC: shmem_sync with two arguments. */
 #ifdef SHMEM_GENERIC_WRONG
 static void wrong(double *d, int pe)
 {
     shmem_atomic_and(d, 1.0, pe); /* no bitwise AMO on double: must not compile */
+}
+#endif
+#ifdef SHMEM_GENERIC_WRONG_SYNC
+static void wrong_sync(long *psync)
+{
+    shmem_sync(SHMEM_TEAM_WORLD, psync); /* neither form: must not compile */
 }
 #endif
 
@@ -177,7 +192,11 @@ shmem_generic_check_fn shmem_generic_check_refs[] = {
     (shmem_generic_check_fn)dep_longlong, (shmem_generic_check_fn)dep_ext_int,
     (shmem_generic_check_fn)dep_ext_long, (shmem_generic_check_fn)dep_ext_longlong,
     (shmem_generic_check_fn)dep_ext_float, (shmem_generic_check_fn)dep_ext_double,
+    (shmem_generic_check_fn)sync_forms,
 #ifdef SHMEM_GENERIC_WRONG
     (shmem_generic_check_fn)wrong,
+#endif
+#ifdef SHMEM_GENERIC_WRONG_SYNC
+    (shmem_generic_check_fn)wrong_sync,
 #endif
 };

@@ -170,6 +170,15 @@ void gshmemi_coll_collect(const char *call, gshmemi_team_t *t, void *dest, const
 void gshmemi_coll_alltoalls(const char *call, gshmemi_team_t *t, void *dest, const void *source,
                             ptrdiff_t dst, ptrdiff_t sst, size_t elem_size, size_t nelems);
 
+/* coll_aset.c: *t, the team of OpenSHMEM's active set (start, 2^log_stride,
+ * size) for one call, counting in pSync, after checking the set, the
+ * calling PE's membership and pSync (fatal naming call); gshmemi_aset_end
+ * after the call; teardown forgets the kept member lists (finalize). */
+void gshmemi_aset_begin(const char *call, int start, int log_stride, int size, long *pSync,
+                        gshmemi_team_t *t);
+void gshmemi_aset_end(gshmemi_team_t *t);
+void gshmemi_aset_teardown(void);
+
 /* ctx.c: destroy the contexts made from team (gshmem_team_destroy). */
 void gshmemi_ctx_drop_team(gshmem_team_t team);
 

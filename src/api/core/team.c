@@ -121,6 +121,7 @@ void gshmemi_team_teardown(gshmemi_state_t *g)
             gshmemi_ctx_drop_team(i);   /* every context belongs to a live team */
         gshmemi_team_free(&gshmemi_teams[i]);
     }
+    gshmemi_aset_teardown();
     if (gshmemi_team_area != NULL && g->heap.alloc != NULL)
         (void)gshmemi_alloc_put(g->heap.alloc,
                                 (size_t)((char *)gshmemi_team_area - (char *)g->heap.base));
