@@ -266,10 +266,11 @@ GSHMEMI_DECL_SYNC(int32_t, int32)
 GSHMEMI_DECL_SYNC(int64_t, int64)
 GSHMEMI_DECL_SYNC(uint32_t, uint32)
 GSHMEMI_DECL_SYNC(uint64_t, uint64)
-/* int16 and uint16: wait_until and test only (OpenSHMEM's deprecated short
- * and unsigned short point synchronization). */
-GSHMEMI_DECL_SYNC_ONE(int16_t, int16)
-GSHMEMI_DECL_SYNC_ONE(uint16_t, uint16)
+/* int16 and uint16: OpenSHMEM's deprecated short and unsigned short point
+ * synchronization (1.5 lists them for wait_until and test; the set forms
+ * come with them here). */
+GSHMEMI_DECL_SYNC(int16_t, int16)
+GSHMEMI_DECL_SYNC(uint16_t, uint16)
 
 /* ---- distributed locks ------------------------------------------------ */
 /* lock: a symmetric int64_t that is 0 before its first use (a heap word or

@@ -612,6 +612,10 @@ GSHMEMI_SHMEM_REDUCE_ARITH(double _Complex, complexd, complexd)
              unsigned int: PRE##uint_##OP, unsigned long: PRE##ulong_##OP,            \
              unsigned long long: PRE##ulonglong_##OP)
 #define GSHMEMI_GEN_SYNC(p, PRE, OP) _Generic(*(p), GSHMEMI_GEN_INT(p, PRE, OP))
+/* wait_until and test: those and the deprecated short and unsigned short. */
+#define GSHMEMI_GEN_SYNC_ONE(p, PRE, OP)                                              \
+    _Generic(*(p), GSHMEMI_GEN_INT(p, PRE, OP), short: PRE##short_##OP,               \
+             unsigned short: PRE##ushort_##OP)
 /* Reductions (the 1.5 tables): and/or/xor on the unsigned types and int8_t
  * .. int64_t (signed char, short, int, long here); min/max on the real
  * types; sum/prod on those and the complex ones. */
@@ -706,8 +710,8 @@ GSHMEMI_SHMEM_REDUCE_ARITH(double _Complex, complexd, complexd)
 #define shmem_max_reduce(...) GSHMEMI_GEN_TEAM(RED_REAL, max_reduce, __VA_ARGS__)
 #define shmem_sum_reduce(...) GSHMEMI_GEN_TEAM(RED_ARITH, sum_reduce, __VA_ARGS__)
 #define shmem_prod_reduce(...) GSHMEMI_GEN_TEAM(RED_ARITH, prod_reduce, __VA_ARGS__)
-#define shmem_wait_until(...) GSHMEMI_GEN(SYNC, wait_until, __VA_ARGS__)
-#define shmem_test(...) GSHMEMI_GEN(SYNC, test, __VA_ARGS__)
+#define shmem_wait_until(...) GSHMEMI_GEN(SYNC_ONE, wait_until, __VA_ARGS__)
+#define shmem_test(...) GSHMEMI_GEN(SYNC_ONE, test, __VA_ARGS__)
 #define shmem_wait_until_all(...) GSHMEMI_GEN(SYNC, wait_until_all, __VA_ARGS__)
 #define shmem_wait_until_any(...) GSHMEMI_GEN(SYNC, wait_until_any, __VA_ARGS__)
 #define shmem_wait_until_some(...) GSHMEMI_GEN(SYNC, wait_until_some, __VA_ARGS__)

@@ -81,24 +81,11 @@ GSHMEMI_SHMEM_DEP_AMO_EXT(float, float)
 GSHMEMI_SHMEM_DEP_AMO_EXT(double, double)
 
 /* ---- point synchronization --------------------------------------------- */
-/* The deprecated short and unsigned short forms of wait_until and test. */
-static inline void shmem_short_wait_until(short *ivar, int cmp, short cmp_value)
-{
-    gshmem_int16_wait_until(GSHMEMI_SP(int16, ivar), cmp, cmp_value);
-}
-static inline int shmem_short_test(short *ivar, int cmp, short cmp_value)
-{
-    return gshmem_int16_test(GSHMEMI_SP(int16, ivar), cmp, cmp_value);
-}
-static inline void shmem_ushort_wait_until(unsigned short *ivar, int cmp,
-                                           unsigned short cmp_value)
-{
-    gshmem_uint16_wait_until(GSHMEMI_SP(uint16, ivar), cmp, cmp_value);
-}
-static inline int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value)
-{
-    return gshmem_uint16_test(GSHMEMI_SP(uint16, ivar), cmp, cmp_value);
-}
+/* The deprecated short and unsigned short forms of wait_until and test,
+ * and (beyond 1.5, which lists these two types for wait_until and test
+ * only) of the set forms: _all, _any, _some and their _vector forms. */
+GSHMEMI_SHMEM_SYNC(short, short, int16)
+GSHMEMI_SHMEM_SYNC(unsigned short, ushort, uint16)
 /* shmem_<S>_wait (deprecated since 1.4): returns once *ivar != cmp_value. */
 #define GSHMEMI_SHMEM_DEP_WAIT(T, S, N)                                               \
     static inline void shmem_##S##_wait(T *ivar, T cmp_value)                         \
@@ -194,8 +181,9 @@ GSHMEMI_SHMEM_TO_ALL(ARITH, double _Complex, complexd, complexd)
 #define shmem_inc(...) GSHMEMI_GEN(DEP_AMO, inc, __VA_ARGS__)
 #define shmem_fadd(...) GSHMEMI_GEN(DEP_AMO, fadd, __VA_ARGS__)
 #define shmem_add(...) GSHMEMI_GEN(DEP_AMO, add, __VA_ARGS__)
-/* shmem_wait: the standard AMO types, as shmem_wait_until. */
-#define shmem_wait(...) GSHMEMI_GEN(SYNC, wait, __VA_ARGS__)
+/* shmem_wait: the types of shmem_wait_until (the standard AMO types, short
+ * and unsigned short). */
+#define shmem_wait(...) GSHMEMI_GEN(SYNC_ONE, wait, __VA_ARGS__)
 #endif /* C11 generic names */
 
 #endif /* GSHMEM_SHMEM_DEP_H */

@@ -102,6 +102,17 @@ RMA_USE(ptrdiff_t, ptrdiff)
                shmem_test_some_vector(iv, 2, idx, st, SHMEM_CMP_EQ, vals);            \
     }
 #define INT_USE(T, tag) AMO_USE(T, tag) SYNC_USE(T, tag)
+/* wait_until, test and wait also take the deprecated short and unsigned
+ * short (the set forms do not). */
+#define SYNC_ONE_USE(T, tag)                                                          \
+    static int sync_one_##tag(T *iv)                                                  \
+    {                                                                                 \
+        shmem_wait_until(iv, SHMEM_CMP_EQ, (T)1);                                     \
+        shmem_wait(iv, (T)0);                                                         \
+        return shmem_test(iv, SHMEM_CMP_EQ, (T)1);                                    \
+    }
+SYNC_ONE_USE(short, short)
+SYNC_ONE_USE(unsigned short, ushort)
 INT_USE(int, int)
 INT_USE(long, long)
 INT_USE(long long, longlong)
@@ -192,7 +203,8 @@ shmem_generic_check_fn shmem_generic_check_refs[] = {
     (shmem_generic_check_fn)dep_longlong, (shmem_generic_check_fn)dep_ext_int,
     (shmem_generic_check_fn)dep_ext_long, (shmem_generic_check_fn)dep_ext_longlong,
     (shmem_generic_check_fn)dep_ext_float, (shmem_generic_check_fn)dep_ext_double,
-    (shmem_generic_check_fn)sync_forms,
+    (shmem_generic_check_fn)sync_forms, (shmem_generic_check_fn)sync_one_short,
+    (shmem_generic_check_fn)sync_one_ushort,
 #ifdef SHMEM_GENERIC_WRONG
     (shmem_generic_check_fn)wrong,
 #endif
