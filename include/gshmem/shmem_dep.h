@@ -5,9 +5,28 @@
  * shmem_<T>_wait and shmem_wait (wait while *ivar == cmp_value), the
  * cache-management calls, which have nothing to do on gshmem (the CPU's
  * caches are coherent; a CUDA heap is read by copies) and return at once,
- * and the active-set collectives (gshmem.h's "active sets"). */
+ * the active-set collectives (gshmem.h's "active sets"), and the constants'
+ * old names (_SHMEM_*). */
 #ifndef GSHMEM_SHMEM_DEP_H
 #define GSHMEM_SHMEM_DEP_H
+
+/* ---- constants: the deprecated names with a leading underscore ---------- */
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
 
 /* ---- setup (deprecated since 1.2) ------------------------------------ */
 static inline void gshmemi_start_pes_exit(void)
@@ -184,6 +203,17 @@ GSHMEMI_SHMEM_TO_ALL(ARITH, double _Complex, complexd, complexd)
 /* shmem_wait: the types of shmem_wait_until (the standard AMO types, short
  * and unsigned short). */
 #define shmem_wait(...) GSHMEMI_GEN(SYNC_ONE, wait, __VA_ARGS__)
+#else
+/* Without the generic names (C++, C before C11): the deprecated long forms
+ * of 1.5's C/C++ synopsis. */
+static inline void shmem_wait_until(long *ivar, int cmp, long cmp_value)
+{
+    shmem_long_wait_until(ivar, cmp, cmp_value);
+}
+static inline void shmem_wait(long *ivar, long cmp_value)
+{
+    shmem_long_wait(ivar, cmp_value);
+}
 #endif /* C11 generic names */
 
 #endif /* GSHMEM_SHMEM_DEP_H */

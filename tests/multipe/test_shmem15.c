@@ -159,7 +159,8 @@ Test(shmem15_bad, outside_heap, .timeout = 300)
 /* The generic names: every type of their lists compiles as strict C11
  * (tests/compile/shmem_generic_check.c), a type outside a list does not,
  * nor shmem_sync with neither one argument (a team) nor four (an active
- * set), and shmem.h compiles as C++ (where the generic names are absent). */
+ * set), and shmem.h compiles as C++ (where the generic names are absent)
+ * with the names C++ gets (tests/compile/shmem_cxx_check.cc). */
 Test(shmem15, generic_names_compile, .timeout = 120)
 {
     const char *flags = "-std=c11 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -I"
@@ -186,12 +187,12 @@ Test(shmem15, generic_names_compile, .timeout = 120)
     test_run_free(&r);
     r = test_run(NULL, "sh -c 'command -v c++ >/dev/null || exit 77; c++ -std=c++11 -Wall "
                  "-Wextra -pedantic-errors -Werror -fsyntax-only -I" GSHMEM_SOURCE_DIR
-                 "/include -x c++ -include shmem.h /dev/null'", 100);
+                 "/include " GSHMEM_SOURCE_DIR "/tests/compile/shmem_cxx_check.cc'", 100);
     if (r.status == 77) {
         test_run_free(&r);
         cr_skip_test("no c++ compiler: shmem.h was not compiled as C++");
     }
-    cr_expect(r.status == 0, "shmem.h does not compile as C++ (status %d):\n%s", r.status,
-              test_tail(&r));
+    cr_expect(r.status == 0, "shmem.h does not compile as C++ with the names of "
+              "shmem_cxx_check.cc (status %d):\n%s", r.status, test_tail(&r));
     test_run_free(&r);
 }
