@@ -266,10 +266,11 @@ GSHMEMI_DECL_SYNC(int32_t, int32)
 GSHMEMI_DECL_SYNC(int64_t, int64)
 GSHMEMI_DECL_SYNC(uint32_t, uint32)
 GSHMEMI_DECL_SYNC(uint64_t, uint64)
-/* int16 and uint16: wait_until and test only (OpenSHMEM's deprecated short
- * and unsigned short point synchronization). */
-GSHMEMI_DECL_SYNC_ONE(int16_t, int16)
-GSHMEMI_DECL_SYNC_ONE(uint16_t, uint16)
+/* int16 and uint16: OpenSHMEM's deprecated short and unsigned short point
+ * synchronization (1.5 lists them for wait_until and test; the set forms
+ * come with them here). */
+GSHMEMI_DECL_SYNC(int16_t, int16)
+GSHMEMI_DECL_SYNC(uint16_t, uint16)
 
 /* ---- distributed locks ------------------------------------------------ */
 /* lock: a symmetric int64_t that is 0 before its first use (a heap word or
@@ -388,29 +389,69 @@ int gshmem_alltoallsmem(gshmem_team_t team, void *dest, const void *source, ptrd
 #define GSHMEMI_DECL_REDUCE_OP(T, N, OP)                                          \
     int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T *dest, const T *source,  \
                                    size_t nreduce);
-#define GSHMEMI_DECL_REDUCE_ARITH(T, N)                                           \
-    GSHMEMI_DECL_REDUCE_OP(T, N, sum) GSHMEMI_DECL_REDUCE_OP(T, N, prod)
-#define GSHMEMI_DECL_REDUCE_REAL(T, N)                                            \
-    GSHMEMI_DECL_REDUCE_ARITH(T, N)                                               \
-    GSHMEMI_DECL_REDUCE_OP(T, N, min) GSHMEMI_DECL_REDUCE_OP(T, N, max)
-#define GSHMEMI_DECL_REDUCE_INT(T, N)                                             \
-    GSHMEMI_DECL_REDUCE_REAL(T, N)                                                \
-    GSHMEMI_DECL_REDUCE_OP(T, N, and) GSHMEMI_DECL_REDUCE_OP(T, N, or)            \
-    GSHMEMI_DECL_REDUCE_OP(T, N, xor)
-GSHMEMI_DECL_REDUCE_INT(int8_t, int8)
-GSHMEMI_DECL_REDUCE_INT(int16_t, int16)
-GSHMEMI_DECL_REDUCE_INT(int32_t, int32)
-GSHMEMI_DECL_REDUCE_INT(int64_t, int64)
-GSHMEMI_DECL_REDUCE_INT(uint8_t, uint8)
-GSHMEMI_DECL_REDUCE_INT(uint16_t, uint16)
-GSHMEMI_DECL_REDUCE_INT(uint32_t, uint32)
-GSHMEMI_DECL_REDUCE_INT(uint64_t, uint64)
-GSHMEMI_DECL_REDUCE_REAL(float, float)
-GSHMEMI_DECL_REDUCE_REAL(double, double)
-GSHMEMI_DECL_REDUCE_REAL(long double, longdouble)
+/* The ops of each kind of type, declared by D (the call above, or below). */
+#define GSHMEMI_DECL_REDUCE_ARITH(D, T, N) D(T, N, sum) D(T, N, prod)
+#define GSHMEMI_DECL_REDUCE_REAL(D, T, N)                                         \
+    GSHMEMI_DECL_REDUCE_ARITH(D, T, N) D(T, N, min) D(T, N, max)
+#define GSHMEMI_DECL_REDUCE_INT(D, T, N)                                          \
+    GSHMEMI_DECL_REDUCE_REAL(D, T, N) D(T, N, and) D(T, N, or) D(T, N, xor)
+/* The types, X(KIND of ops, C type, name); the complex ones are C only. */
+#define GSHMEMI_REDUCE_TYPES(X)                                                   \
+    X(INT, int8_t, int8) X(INT, int16_t, int16) X(INT, int32_t, int32)            \
+    X(INT, int64_t, int64) X(INT, uint8_t, uint8) X(INT, uint16_t, uint16)        \
+    X(INT, uint32_t, uint32) X(INT, uint64_t, uint64) X(REAL, float, float)       \
+    X(REAL, double, double) X(REAL, long double, longdouble)
+#define GSHMEMI_REDUCE_TYPES_COMPLEX(X)                                           \
+    X(ARITH, float _Complex, complexf) X(ARITH, double _Complex, complexd)
+#define GSHMEMI_DECL_RED(KIND, T, N) GSHMEMI_DECL_REDUCE_##KIND(GSHMEMI_DECL_REDUCE_OP, T, N)
+GSHMEMI_REDUCE_TYPES(GSHMEMI_DECL_RED)
 #ifndef __cplusplus
-GSHMEMI_DECL_REDUCE_ARITH(float _Complex, complexf)
-GSHMEMI_DECL_REDUCE_ARITH(double _Complex, complexd)
+GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_DECL_RED)
+#endif
+
+/* ---- active sets (OpenSHMEM's deprecated collectives) ---------------------- */
+/* The collectives above on an active set instead of a team: the PEs
+ * PE_start, PE_start + 2^logPE_stride, ... (PE_size of them); only they
+ * call, with the same values and the same pSync, a symmetric array of
+ * SHMEM_SYNC_SIZE longs (shmem.h) that holds SHMEM_SYNC_VALUE (0) before
+ * the first call and again when each call returns. The same pSync may
+ * serve the next call on the same set at once, another set once every
+ * member has returned. Elements are 4 or 8 bytes (32, 64); PE_root is the
+ * root's place in the set, and broadcast does not write dest on the root;
+ * collect's nelems may differ per PE. gshmem_barrier is a quiet, then
+ * gshmem_sync. Misuse (a bad set, a caller outside it, pSync NULL or not
+ * symmetric, a bad root or stride, nreduce < 0) ends the job, naming the
+ * call and the values. */
+void gshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void gshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define GSHMEMI_DECL_ASET_COLL(B)                                                  \
+    void gshmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root, \
+                             int PE_start, int logPE_stride, int PE_size, long *pSync); \
+    void gshmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start, \
+                           int logPE_stride, int PE_size, long *pSync);            \
+    void gshmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start, \
+                            int logPE_stride, int PE_size, long *pSync);           \
+    void gshmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start, \
+                            int logPE_stride, int PE_size, long *pSync);           \
+    void gshmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                             size_t nelems, int PE_start, int logPE_stride, int PE_size, \
+                             long *pSync);
+GSHMEMI_DECL_ASET_COLL(32)
+GSHMEMI_DECL_ASET_COLL(64)
+/* Reductions: nreduce elements (int, >= 0); pWrk is not used (any value);
+ * dest may be source. The types of OpenSHMEM's active-set table: int16,
+ * int32, int64 (short, int, long, long long) with every op; float, double,
+ * long double with sum, prod, min, max; the complex ones with sum, prod. */
+#define GSHMEMI_TO_ALL_TYPES(X)                                                   \
+    X(INT, int16_t, int16) X(INT, int32_t, int32) X(INT, int64_t, int64)          \
+    X(REAL, float, float) X(REAL, double, double) X(REAL, long double, longdouble)
+#define GSHMEMI_DECL_TO_ALL_OP(T, N, OP)                                          \
+    void gshmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start, \
+                                    int logPE_stride, int PE_size, T *pWrk, long *pSync);
+#define GSHMEMI_DECL_TO_ALL(KIND, T, N) GSHMEMI_DECL_REDUCE_##KIND(GSHMEMI_DECL_TO_ALL_OP, T, N)
+GSHMEMI_TO_ALL_TYPES(GSHMEMI_DECL_TO_ALL)
+#ifndef __cplusplus
+GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_DECL_TO_ALL)
 #endif
 
 #ifdef __cplusplus

@@ -50,8 +50,8 @@ GSHMEMI_STATIC_ASSERT(sizeof(size_t) == 8 && sizeof(ptrdiff_t) == 8,
 #define SHMEM_MALLOC_SIGNAL_REMOTE GSHMEM_MALLOC_SIGNAL_REMOTE
 
 /* pSync/pWrk sizes and value of the deprecated active-set collectives
- * (which gshmem does not implement): given so that code that declares
- * its arrays compiles. */
+ * (shmem_dep.h): every pSync is SHMEM_SYNC_SIZE longs, of which gshmem uses
+ * the first ceil(log2(PE_size)) (at most 31); pWrk is not used. */
 #define SHMEM_SYNC_VALUE 0L
 #define SHMEM_SYNC_SIZE 64
 #define SHMEM_BCAST_SYNC_SIZE SHMEM_SYNC_SIZE
@@ -540,20 +540,19 @@ GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_COLL)
         return gshmem_##N##_##OP##_reduce(team, GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), \
                                           nreduce);                                   \
     }
+/* The ops of each kind of type, made by X (the call above, or the
+ * deprecated _to_all of shmem_dep.h). */
+#define GSHMEMI_SHMEM_REDUCE_OPS_ARITH(X, T, S, N) X(T, S, N, sum) X(T, S, N, prod)
+#define GSHMEMI_SHMEM_REDUCE_OPS_REAL(X, T, S, N)                                     \
+    GSHMEMI_SHMEM_REDUCE_OPS_ARITH(X, T, S, N) X(T, S, N, min) X(T, S, N, max)
+#define GSHMEMI_SHMEM_REDUCE_OPS_INT(X, T, S, N)                                      \
+    GSHMEMI_SHMEM_REDUCE_OPS_REAL(X, T, S, N) X(T, S, N, and) X(T, S, N, or) X(T, S, N, xor)
 #define GSHMEMI_SHMEM_REDUCE_ARITH(T, S, N)                                           \
-    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, sum)                                             \
-    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, prod)
+    GSHMEMI_SHMEM_REDUCE_OPS_ARITH(GSHMEMI_SHMEM_REDUCE_OP, T, S, N)
 #define GSHMEMI_SHMEM_REDUCE_REAL(T, S, N)                                            \
-    GSHMEMI_SHMEM_REDUCE_ARITH(T, S, N)                                               \
-    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, min)                                             \
-    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, max)
-#define GSHMEMI_SHMEM_REDUCE_BIT(T, S, N)                                             \
-    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, and)                                             \
-    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, or)                                              \
-    GSHMEMI_SHMEM_REDUCE_OP(T, S, N, xor)
+    GSHMEMI_SHMEM_REDUCE_OPS_REAL(GSHMEMI_SHMEM_REDUCE_OP, T, S, N)
 #define GSHMEMI_SHMEM_REDUCE_INT(T, S, N)                                             \
-    GSHMEMI_SHMEM_REDUCE_REAL(T, S, N)                                                \
-    GSHMEMI_SHMEM_REDUCE_BIT(T, S, N)
+    GSHMEMI_SHMEM_REDUCE_OPS_INT(GSHMEMI_SHMEM_REDUCE_OP, T, S, N)
 
 GSHMEMI_SHMEM_REDUCE_REAL(char, char, int8)
 GSHMEMI_SHMEM_REDUCE_REAL(signed char, schar, int8)
@@ -613,6 +612,10 @@ GSHMEMI_SHMEM_REDUCE_ARITH(double _Complex, complexd, complexd)
              unsigned int: PRE##uint_##OP, unsigned long: PRE##ulong_##OP,            \
              unsigned long long: PRE##ulonglong_##OP)
 #define GSHMEMI_GEN_SYNC(p, PRE, OP) _Generic(*(p), GSHMEMI_GEN_INT(p, PRE, OP))
+/* wait_until and test: those and the deprecated short and unsigned short. */
+#define GSHMEMI_GEN_SYNC_ONE(p, PRE, OP)                                              \
+    _Generic(*(p), GSHMEMI_GEN_INT(p, PRE, OP), short: PRE##short_##OP,               \
+             unsigned short: PRE##ushort_##OP)
 /* Reductions (the 1.5 tables): and/or/xor on the unsigned types and int8_t
  * .. int64_t (signed char, short, int, long here); min/max on the real
  * types; sum/prod on those and the complex ones. */
@@ -707,8 +710,8 @@ GSHMEMI_SHMEM_REDUCE_ARITH(double _Complex, complexd, complexd)
 #define shmem_max_reduce(...) GSHMEMI_GEN_TEAM(RED_REAL, max_reduce, __VA_ARGS__)
 #define shmem_sum_reduce(...) GSHMEMI_GEN_TEAM(RED_ARITH, sum_reduce, __VA_ARGS__)
 #define shmem_prod_reduce(...) GSHMEMI_GEN_TEAM(RED_ARITH, prod_reduce, __VA_ARGS__)
-#define shmem_wait_until(...) GSHMEMI_GEN(SYNC, wait_until, __VA_ARGS__)
-#define shmem_test(...) GSHMEMI_GEN(SYNC, test, __VA_ARGS__)
+#define shmem_wait_until(...) GSHMEMI_GEN(SYNC_ONE, wait_until, __VA_ARGS__)
+#define shmem_test(...) GSHMEMI_GEN(SYNC_ONE, test, __VA_ARGS__)
 #define shmem_wait_until_all(...) GSHMEMI_GEN(SYNC, wait_until_all, __VA_ARGS__)
 #define shmem_wait_until_any(...) GSHMEMI_GEN(SYNC, wait_until_any, __VA_ARGS__)
 #define shmem_wait_until_some(...) GSHMEMI_GEN(SYNC, wait_until_some, __VA_ARGS__)

@@ -2,11 +2,31 @@
  * mapped onto the current calls (included by shmem.h; do not include it
  * alone). Setup (start_pes, _my_pe, _num_pes), the 1.4 AMO names
  * (shmem_<T>_cswap .. _set for their types, and their C11 generic names),
- * shmem_<T>_wait and shmem_wait (wait while *ivar == cmp_value), and the
+ * shmem_<T>_wait and shmem_wait (wait while *ivar == cmp_value), the
  * cache-management calls, which have nothing to do on gshmem (the CPU's
- * caches are coherent; a CUDA heap is read by copies) and return at once. */
+ * caches are coherent; a CUDA heap is read by copies) and return at once,
+ * the active-set collectives (gshmem.h's "active sets"), and the constants'
+ * old names (_SHMEM_*). */
 #ifndef GSHMEM_SHMEM_DEP_H
 #define GSHMEM_SHMEM_DEP_H
+
+/* ---- constants: the deprecated names with a leading underscore ---------- */
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
 
 /* ---- setup (deprecated since 1.2) ------------------------------------ */
 static inline void gshmemi_start_pes_exit(void)
@@ -80,24 +100,11 @@ GSHMEMI_SHMEM_DEP_AMO_EXT(float, float)
 GSHMEMI_SHMEM_DEP_AMO_EXT(double, double)
 
 /* ---- point synchronization --------------------------------------------- */
-/* The deprecated short and unsigned short forms of wait_until and test. */
-static inline void shmem_short_wait_until(short *ivar, int cmp, short cmp_value)
-{
-    gshmem_int16_wait_until(GSHMEMI_SP(int16, ivar), cmp, cmp_value);
-}
-static inline int shmem_short_test(short *ivar, int cmp, short cmp_value)
-{
-    return gshmem_int16_test(GSHMEMI_SP(int16, ivar), cmp, cmp_value);
-}
-static inline void shmem_ushort_wait_until(unsigned short *ivar, int cmp,
-                                           unsigned short cmp_value)
-{
-    gshmem_uint16_wait_until(GSHMEMI_SP(uint16, ivar), cmp, cmp_value);
-}
-static inline int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value)
-{
-    return gshmem_uint16_test(GSHMEMI_SP(uint16, ivar), cmp, cmp_value);
-}
+/* The deprecated short and unsigned short forms of wait_until and test,
+ * and (beyond 1.5, which lists these two types for wait_until and test
+ * only) of the set forms: _all, _any, _some and their _vector forms. */
+GSHMEMI_SHMEM_SYNC(short, short, int16)
+GSHMEMI_SHMEM_SYNC(unsigned short, ushort, uint16)
 /* shmem_<S>_wait (deprecated since 1.4): returns once *ivar != cmp_value. */
 #define GSHMEMI_SHMEM_DEP_WAIT(T, S, N)                                               \
     static inline void shmem_##S##_wait(T *ivar, T cmp_value)                         \
@@ -125,6 +132,57 @@ static inline void shmem_udcflush_line(void *dest)
     (void)dest;
 }
 
+/* ---- active-set collectives (deprecated since 1.5) ---------------------------- */
+#define shmem_barrier gshmem_barrier
+#define shmem_broadcast32 gshmem_broadcast32
+#define shmem_broadcast64 gshmem_broadcast64
+#define shmem_collect32 gshmem_collect32
+#define shmem_collect64 gshmem_collect64
+#define shmem_fcollect32 gshmem_fcollect32
+#define shmem_fcollect64 gshmem_fcollect64
+#define shmem_alltoall32 gshmem_alltoall32
+#define shmem_alltoall64 gshmem_alltoall64
+#define shmem_alltoalls32 gshmem_alltoalls32
+#define shmem_alltoalls64 gshmem_alltoalls64
+/* shmem_sync: in C11 (not C++) it takes a team (shmem_team_sync) or an
+ * active set (PE_start, logPE_stride, PE_size, pSync), told apart by the
+ * count of arguments, as the 1.5 synopses say; in C++ and before C11 it is
+ * the active-set call (the team's is shmem_team_sync). */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+#define GSHMEMI_SYNC_PICK(a1, a2, a3, a4, NAME, ...) NAME
+#define shmem_sync(...)                                                               \
+    GSHMEMI_SYNC_PICK(__VA_ARGS__, gshmem_sync, gshmemi_shmem_sync_takes_1_or_4_arguments, \
+                      gshmemi_shmem_sync_takes_1_or_4_arguments, gshmem_team_sync, )(__VA_ARGS__)
+#else
+#define shmem_sync gshmem_sync
+#endif
+
+/* shmem_<S>_<op>_to_all for the active-set types of 1.5: short, int, long,
+ * long long (every op), float, double, long double (sum, prod, min, max),
+ * and in C the complex ones (sum, prod). */
+#define GSHMEMI_SHMEM_TO_ALL_OP(T, S, N, OP)                                          \
+    static inline void shmem_##S##_##OP##_to_all(T *dest, const T *source, int nreduce, \
+                                                 int PE_start, int logPE_stride,      \
+                                                 int PE_size, T *pWrk, long *pSync)   \
+    {                                                                                 \
+        gshmem_##N##_##OP##_to_all(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nreduce, \
+                                   PE_start, logPE_stride, PE_size, GSHMEMI_SP(N, pWrk), \
+                                   pSync);                                            \
+    }
+#define GSHMEMI_SHMEM_TO_ALL(KIND, T, S, N)                                           \
+    GSHMEMI_SHMEM_REDUCE_OPS_##KIND(GSHMEMI_SHMEM_TO_ALL_OP, T, S, N)
+GSHMEMI_SHMEM_TO_ALL(INT, short, short, int16)
+GSHMEMI_SHMEM_TO_ALL(INT, int, int, int32)
+GSHMEMI_SHMEM_TO_ALL(INT, long, long, int64)
+GSHMEMI_SHMEM_TO_ALL(INT, long long, longlong, int64)
+GSHMEMI_SHMEM_TO_ALL(REAL, float, float, float)
+GSHMEMI_SHMEM_TO_ALL(REAL, double, double, double)
+GSHMEMI_SHMEM_TO_ALL(REAL, long double, longdouble, longdouble)
+#ifndef __cplusplus
+GSHMEMI_SHMEM_TO_ALL(ARITH, float _Complex, complexf, complexf)
+GSHMEMI_SHMEM_TO_ALL(ARITH, double _Complex, complexd, complexd)
+#endif
+
 /* ---- C11 generic names of the deprecated calls ----------------------------- */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 #define GSHMEMI_GEN_DEP_AMO(p, PRE, OP)                                               \
@@ -142,8 +200,20 @@ static inline void shmem_udcflush_line(void *dest)
 #define shmem_inc(...) GSHMEMI_GEN(DEP_AMO, inc, __VA_ARGS__)
 #define shmem_fadd(...) GSHMEMI_GEN(DEP_AMO, fadd, __VA_ARGS__)
 #define shmem_add(...) GSHMEMI_GEN(DEP_AMO, add, __VA_ARGS__)
-/* shmem_wait: the standard AMO types, as shmem_wait_until. */
-#define shmem_wait(...) GSHMEMI_GEN(SYNC, wait, __VA_ARGS__)
+/* shmem_wait: the types of shmem_wait_until (the standard AMO types, short
+ * and unsigned short). */
+#define shmem_wait(...) GSHMEMI_GEN(SYNC_ONE, wait, __VA_ARGS__)
+#else
+/* Without the generic names (C++, C before C11): the deprecated long forms
+ * of 1.5's C/C++ synopsis. */
+static inline void shmem_wait_until(long *ivar, int cmp, long cmp_value)
+{
+    shmem_long_wait_until(ivar, cmp, cmp_value);
+}
+static inline void shmem_wait(long *ivar, long cmp_value)
+{
+    shmem_long_wait(ivar, cmp_value);
+}
 #endif /* C11 generic names */
 
 #endif /* GSHMEM_SHMEM_DEP_H */

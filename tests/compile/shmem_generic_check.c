@@ -102,6 +102,17 @@ RMA_USE(ptrdiff_t, ptrdiff)
                shmem_test_some_vector(iv, 2, idx, st, SHMEM_CMP_EQ, vals);            \
     }
 #define INT_USE(T, tag) AMO_USE(T, tag) SYNC_USE(T, tag)
+/* wait_until, test and wait also take the deprecated short and unsigned
+ * short (the set forms do not). */
+#define SYNC_ONE_USE(T, tag)                                                          \
+    static int sync_one_##tag(T *iv)                                                  \
+    {                                                                                 \
+        shmem_wait_until(iv, SHMEM_CMP_EQ, (T)1);                                     \
+        shmem_wait(iv, (T)0);                                                         \
+        return shmem_test(iv, SHMEM_CMP_EQ, (T)1);                                    \
+    }
+SYNC_ONE_USE(short, short)
+SYNC_ONE_USE(unsigned short, ushort)
 INT_USE(int, int)
 INT_USE(long, long)
 INT_USE(long long, longlong)
@@ -144,11 +155,26 @@ DEP_USE(long long, longlong)
 DEP_EXT_USE(float, float)
 DEP_EXT_USE(double, double)
 
-/* What the test compiles with -DSHMEM_GENERIC_WRONG: a type outside a list. */
+/* shmem_sync: the team form (one argument) and the deprecated active-set
+ * form (four), told apart by the count. */
+static int sync_forms(long *psync)
+{
+    shmem_sync(0, 0, 1, psync);
+    return shmem_sync(SHMEM_TEAM_WORLD);
+}
+
+/* What the test compiles with -DSHMEM_GENERIC_WRONG: a type outside a list;
+ * with -DSHMEM_GENERIC_WRONG_SYNC: shmem_sync with two arguments. */
 #ifdef SHMEM_GENERIC_WRONG
 static void wrong(double *d, int pe)
 {
     shmem_atomic_and(d, 1.0, pe); /* no bitwise AMO on double: must not compile */
+}
+#endif
+#ifdef SHMEM_GENERIC_WRONG_SYNC
+static void wrong_sync(long *psync)
+{
+    shmem_sync(SHMEM_TEAM_WORLD, psync); /* neither form: must not compile */
 }
 #endif
 
@@ -177,7 +203,12 @@ shmem_generic_check_fn shmem_generic_check_refs[] = {
     (shmem_generic_check_fn)dep_longlong, (shmem_generic_check_fn)dep_ext_int,
     (shmem_generic_check_fn)dep_ext_long, (shmem_generic_check_fn)dep_ext_longlong,
     (shmem_generic_check_fn)dep_ext_float, (shmem_generic_check_fn)dep_ext_double,
+    (shmem_generic_check_fn)sync_forms, (shmem_generic_check_fn)sync_one_short,
+    (shmem_generic_check_fn)sync_one_ushort,
 #ifdef SHMEM_GENERIC_WRONG
     (shmem_generic_check_fn)wrong,
+#endif
+#ifdef SHMEM_GENERIC_WRONG_SYNC
+    (shmem_generic_check_fn)wrong_sync,
 #endif
 };

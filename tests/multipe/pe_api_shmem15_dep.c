@@ -1,7 +1,8 @@
 /* pe_api_shmem15_dep: the OpenSHMEM 1.5 calls of shmem.h beside
  * pe_api_shmem15's: the deprecated names the specification still lists
  * (_my_pe, _num_pes, the 1.4 AMO names and their generic names, <T>_wait
- * and shmem_wait, the short/ushort wait_until and test, the cache calls),
+ * and shmem_wait, the short/ushort wait_until and test and their set
+ * forms, the cache calls),
  * and the context forms of the sized calls, put<N>_signal(_nbi) and
  * ctx_putmem_signal(_nbi); values checked. Prints "pe_api_shmem15_dep: OK"
  * on PE 0. start_pes has its own program (pe_api_shmem15_start). */
@@ -131,6 +132,56 @@ static void dep_wait_more(void)
     shmem_free(l);
 }
 
+/* short/ushort set forms: the previous PE puts V(0) .. V(3), increasing;
+ * status excludes ivars[1]. */
+#define DEP_SET_TEST(T, S, BASE, STEP)                                                \
+    static void dep_set_##S(void)                                                     \
+    {                                                                                 \
+        enum { N = 4 };                                                               \
+        T *iv = shmem_calloc(N, sizeof(T)), vals[N];                                  \
+        size_t idx[N];                                                                \
+        const int st[N] = {0, 1, 0, 0};                                               \
+        CHECK(iv != NULL, #S ": allocation");                                         \
+        for (int i = 0; i < N; i++)                                                   \
+            vals[i] = (T)((BASE) + (STEP) * i);                                       \
+        CHECK(shmem_##S##_test_all(iv, N, NULL, SHMEM_CMP_EQ, 0) == 1 &&              \
+              shmem_##S##_test_any(iv, N, NULL, SHMEM_CMP_NE, 0) == SIZE_MAX &&       \
+              shmem_##S##_test_some(iv, N, idx, st, SHMEM_CMP_NE, 0) == 0 &&          \
+              shmem_##S##_test_all_vector(iv, N, NULL, SHMEM_CMP_EQ, vals) == 0,      \
+              "shmem_" #S "_test_* before the puts");                                 \
+        shmem_barrier_all();                                                          \
+        for (int i = 0; i < N; i++)                                                   \
+            shmem_##S##_p(&iv[i], vals[i], next);                                     \
+        shmem_##S##_wait_until_all(iv, N, st, SHMEM_CMP_NE, 0);                       \
+        shmem_##S##_wait_until_all_vector(iv, N, NULL, SHMEM_CMP_EQ, vals);           \
+        CHECK(shmem_##S##_wait_until_any(iv, N, st, SHMEM_CMP_GT, vals[0]) == 2,      \
+              "shmem_" #S "_wait_until_any");                                         \
+        CHECK(shmem_##S##_wait_until_any_vector(iv, N, st, SHMEM_CMP_EQ, vals) == 0,  \
+              "shmem_" #S "_wait_until_any_vector");                                  \
+        CHECK(shmem_##S##_wait_until_some(iv, N, idx, NULL, SHMEM_CMP_GE, vals[2]) == 2 && \
+              idx[0] == 2 && idx[1] == 3, "shmem_" #S "_wait_until_some");            \
+        CHECK(shmem_##S##_wait_until_some_vector(iv, N, idx, st, SHMEM_CMP_LE, vals) == 3 && \
+              idx[0] == 0 && idx[1] == 2 && idx[2] == 3,                              \
+              "shmem_" #S "_wait_until_some_vector");                                 \
+        CHECK(shmem_##S##_test_all(iv, N, NULL, SHMEM_CMP_GE, vals[0]) == 1 &&        \
+              shmem_##S##_test_all(iv, N, NULL, SHMEM_CMP_GT, vals[0]) == 0 &&        \
+              shmem_##S##_test_all(iv, N, (const int[]){1, 0, 0, 0}, SHMEM_CMP_GT,    \
+                                   vals[0]) == 1, "shmem_" #S "_test_all");           \
+        CHECK(shmem_##S##_test_any(iv, N, NULL, SHMEM_CMP_GT, vals[1]) == 2 &&        \
+              shmem_##S##_test_any(iv, N, NULL, SHMEM_CMP_LT, vals[0]) == SIZE_MAX,   \
+              "shmem_" #S "_test_any");                                               \
+        CHECK(shmem_##S##_test_some(iv, N, idx, st, SHMEM_CMP_LT, vals[3]) == 2 &&    \
+              idx[0] == 0 && idx[1] == 2, "shmem_" #S "_test_some");                  \
+        CHECK(shmem_##S##_test_all_vector(iv, N, NULL, SHMEM_CMP_EQ, vals) == 1 &&    \
+              shmem_##S##_test_any_vector(iv, N, st, SHMEM_CMP_NE, vals) == SIZE_MAX && \
+              shmem_##S##_test_some_vector(iv, N, idx, NULL, SHMEM_CMP_GE, vals) == 4, \
+              "shmem_" #S "_test_*_vector");                                          \
+        shmem_barrier_all();                                                          \
+        shmem_free(iv);                                                               \
+    }
+DEP_SET_TEST(short, short, -300, 200)              /* -300 .. 300: signed */
+DEP_SET_TEST(unsigned short, ushort, 65000, 100)   /* above SHRT_MAX: unsigned */
+
 /* ---- setup names and cache calls ------------------------------------------------ */
 static void dep_setup_cache(void)
 {
@@ -246,6 +297,8 @@ int main(void)
     dep_wait_int32(); dep_wait_int64(); dep_wait_uint32(); dep_wait_uint64();
     dep_wait_size(); dep_wait_ptrdiff();
     dep_wait_more();
+    dep_set_short();
+    dep_set_ushort();
     shmem_ctx_t ctx;
     CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");
     shmem_ctx_t ctxs[2] = {SHMEM_CTX_DEFAULT, ctx};

@@ -130,8 +130,13 @@ typedef struct gshmemi_team {
     int live;
     int size, my_idx;
     int *pes;                  /* [size]: world PE of each team PE */
-    uint64_t *sync;            /* local twin of the slot: ROUNDS counters, then
-                                * n_pes exchange words */
+    uint64_t *sync;            /* local twin of the ROUNDS barrier counters: the
+                                * slot's, or an active set's pSync */
+    uint64_t *expected;        /* [ROUNDS] barriers entered on this PE (a slot's
+                                * counters only grow); NULL: each wait takes its
+                                * count back (pSync returns to 0) */
+    uint64_t *xchg;            /* local twin of n_pes exchange words, by world PE */
+    int own_pes;               /* an active set's team: pes is this call's own */
     gshmem_team_config_t config;
     long config_mask;
 } gshmemi_team_t;
@@ -147,10 +152,32 @@ void gshmemi_team_sync(const char *call, gshmemi_team_t *t);
 void gshmemi_team_barrier(const char *call, gshmemi_team_t *t);
 /* Every member's v in out[team PE] (collective over t; ends with a sync). */
 void gshmemi_team_exchange(const char *call, gshmemi_team_t *t, uint64_t v, uint64_t *out);
+/* *t: an active set of size PEs pes[] (this PE is pes[my_idx]) as a team
+ * for one call, counting its barriers in pSync (consumed: 0 again when the
+ * call returns); see team.c. */
+void gshmemi_team_aset_init(gshmemi_team_t *t, int *pes, int size, int my_idx, long *pSync);
 
 /* coll.c: the live team of handle team when this PE is a member, else NULL
  * with the error logged naming call. */
 gshmemi_team_t *gshmemi_coll_team(const char *call, gshmem_team_t team);
+/* The collectives' bodies on team t (arguments valid; this PE a member):
+ * sizes in bytes; broadcast writes the root's own dest only with to_root;
+ * collect: same_size (fcollect), else the sizes go round first. */
+void gshmemi_coll_broadcast(const char *call, gshmemi_team_t *t, void *dest, const void *source,
+                            size_t nbytes, int root, int to_root);
+void gshmemi_coll_collect(const char *call, gshmemi_team_t *t, void *dest, const void *source,
+                          size_t nbytes, int same_size);
+void gshmemi_coll_alltoalls(const char *call, gshmemi_team_t *t, void *dest, const void *source,
+                            ptrdiff_t dst, ptrdiff_t sst, size_t elem_size, size_t nelems);
+
+/* coll_aset.c: *t, the team of OpenSHMEM's active set (start, 2^log_stride,
+ * size) for one call, counting in pSync, after checking the set, the
+ * calling PE's membership and pSync (fatal naming call); gshmemi_aset_end
+ * after the call; teardown forgets the kept member lists (finalize). */
+void gshmemi_aset_begin(const char *call, int start, int log_stride, int size, long *pSync,
+                        gshmemi_team_t *t);
+void gshmemi_aset_end(gshmemi_team_t *t);
+void gshmemi_aset_teardown(void);
 
 /* ctx.c: destroy the contexts made from team (gshmem_team_destroy). */
 void gshmemi_ctx_drop_team(gshmem_team_t team);

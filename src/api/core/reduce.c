@@ -1,6 +1,9 @@
 /* reduce.c: the reductions of gshmem.h on any team: sum and prod on every
  * type (complex ones too), min and max on the real ones, and/or/xor on the
- * integer ones, each generated from one definition.
+ * integer ones, each generated from one definition; and OpenSHMEM's
+ * deprecated active-set forms <T>_<op>_to_all on its types (int16, int32,
+ * int64, float, double, longdouble, complexf, complexd), the same body on
+ * the active set's team (coll_aset.c; pWrk is not used).
  *
  * Pull-based: a team barrier (every member's source is ready), every
  * member gets each member's source (non-blocking gets, one quiet) into a
@@ -19,13 +22,10 @@
 
 typedef void gshmemi_red_fn(void *acc, const void *x, size_t n);
 
-static int gshmemi_reduce(const char *call, gshmem_team_t team, void *dest, const void *source,
+/* The reduction on team t (this PE a member). */
+static int gshmemi_reduce(const char *call, gshmemi_team_t *t, void *dest, const void *source,
                           size_t nreduce, size_t size, gshmemi_red_fn *fn)
 {
-    gshmemi_team_t *t = gshmemi_coll_team(call, team);
-
-    if (t == NULL)
-        return GSHMEM_ERR_INVALID_ARG;
     if (nreduce == 0)
         return GSHMEM_SUCCESS;
     size_t bytes = gshmemi_rma_bytes(call, nreduce, size);
@@ -52,6 +52,31 @@ static int gshmemi_reduce(const char *call, gshmem_team_t team, void *dest, cons
     return GSHMEM_SUCCESS;
 }
 
+static int gshmemi_reduce_team(const char *call, gshmem_team_t team, void *dest,
+                               const void *source, size_t nreduce, size_t size,
+                               gshmemi_red_fn *fn)
+{
+    gshmemi_team_t *t = gshmemi_coll_team(call, team);
+
+    if (t == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    return gshmemi_reduce(call, t, dest, source, nreduce, size, fn);
+}
+
+static void gshmemi_reduce_aset(const char *call, void *dest, const void *source, int nreduce,
+                                int start, int log_stride, int size, long *pSync,
+                                size_t esz, gshmemi_red_fn *fn)
+{
+    gshmemi_team_t t;
+
+    gshmemi_aset_begin(call, start, log_stride, size, pSync, &t);
+    if (nreduce < 0)
+        gshmemi_fatal(call, "nreduce %d is negative", nreduce);
+    if (gshmemi_reduce(call, &t, dest, source, (size_t)nreduce, esz, fn) != 0)
+        gshmemi_fatal(call, "nreduce %d refused (above)", nreduce);
+    gshmemi_aset_end(&t);
+}
+
 #define GSHMEMI_R_SUM(a, x) ((a) + (x))
 #define GSHMEMI_R_PROD(a, x) ((a) * (x))
 #define GSHMEMI_R_MAX(a, x) ((x) > (a) ? (x) : (a))
@@ -60,6 +85,7 @@ static int gshmemi_reduce(const char *call, gshmem_team_t team, void *dest, cons
 #define GSHMEMI_R_OR(a, x) ((a) | (x))
 #define GSHMEMI_R_XOR(a, x) ((a) ^ (x))
 
+/* The combining function of OP (and OPM) on T, and the team call. */
 #define GSHMEMI_DEF_REDUCE_OP(T, N, OPN, OPM)                                         \
     static void gshmemi_red_##N##_##OPN(void *acc, const void *x, size_t n)           \
     {                                                                                 \
@@ -71,33 +97,38 @@ static int gshmemi_reduce(const char *call, gshmem_team_t team, void *dest, cons
     int gshmem_##N##_##OPN##_reduce(gshmem_team_t team, T *dest, const T *source,     \
                                     size_t nreduce)                                   \
     {                                                                                 \
-        return gshmemi_reduce("gshmem_" #N "_" #OPN "_reduce", team, dest, source,    \
-                              nreduce, sizeof(T), gshmemi_red_##N##_##OPN);           \
+        return gshmemi_reduce_team("gshmem_" #N "_" #OPN "_reduce", team, dest, source, \
+                                   nreduce, sizeof(T), gshmemi_red_##N##_##OPN);      \
+    }
+/* The active-set call of OP on T (after the function above). */
+#define GSHMEMI_DEF_TO_ALL(T, N, OPN, OPM)                                            \
+    void gshmem_##N##_##OPN##_to_all(T *dest, const T *source, int nreduce, int PE_start, \
+                                     int logPE_stride, int PE_size, T *pWrk, long *pSync) \
+    {                                                                                 \
+        (void)pWrk;                                                                   \
+        gshmemi_reduce_aset("gshmem_" #N "_" #OPN "_to_all", dest, source, nreduce,   \
+                            PE_start, logPE_stride, PE_size, pSync, sizeof(T),        \
+                            gshmemi_red_##N##_##OPN);                                 \
     }
 
-#define GSHMEMI_DEF_REDUCE_ARITH(T, N)                                                \
-    GSHMEMI_DEF_REDUCE_OP(T, N, sum, GSHMEMI_R_SUM)                                   \
-    GSHMEMI_DEF_REDUCE_OP(T, N, prod, GSHMEMI_R_PROD)
-#define GSHMEMI_DEF_REDUCE_REAL(T, N)                                                 \
-    GSHMEMI_DEF_REDUCE_ARITH(T, N)                                                    \
-    GSHMEMI_DEF_REDUCE_OP(T, N, min, GSHMEMI_R_MIN)                                   \
-    GSHMEMI_DEF_REDUCE_OP(T, N, max, GSHMEMI_R_MAX)
-#define GSHMEMI_DEF_REDUCE_INT(T, N)                                                  \
-    GSHMEMI_DEF_REDUCE_REAL(T, N)                                                     \
-    GSHMEMI_DEF_REDUCE_OP(T, N, and, GSHMEMI_R_AND)                                   \
-    GSHMEMI_DEF_REDUCE_OP(T, N, or, GSHMEMI_R_OR)                                     \
-    GSHMEMI_DEF_REDUCE_OP(T, N, xor, GSHMEMI_R_XOR)
+/* The ops of each kind of type, for DEF (one of the two above). */
+#define GSHMEMI_DEF_REDUCE_ARITH(DEF, T, N)                                           \
+    DEF(T, N, sum, GSHMEMI_R_SUM)                                                     \
+    DEF(T, N, prod, GSHMEMI_R_PROD)
+#define GSHMEMI_DEF_REDUCE_REAL(DEF, T, N)                                            \
+    GSHMEMI_DEF_REDUCE_ARITH(DEF, T, N)                                               \
+    DEF(T, N, min, GSHMEMI_R_MIN)                                                     \
+    DEF(T, N, max, GSHMEMI_R_MAX)
+#define GSHMEMI_DEF_REDUCE_INT(DEF, T, N)                                             \
+    GSHMEMI_DEF_REDUCE_REAL(DEF, T, N)                                                \
+    DEF(T, N, and, GSHMEMI_R_AND)                                                     \
+    DEF(T, N, or, GSHMEMI_R_OR)                                                       \
+    DEF(T, N, xor, GSHMEMI_R_XOR)
 
-GSHMEMI_DEF_REDUCE_INT(int8_t, int8)
-GSHMEMI_DEF_REDUCE_INT(int16_t, int16)
-GSHMEMI_DEF_REDUCE_INT(int32_t, int32)
-GSHMEMI_DEF_REDUCE_INT(int64_t, int64)
-GSHMEMI_DEF_REDUCE_INT(uint8_t, uint8)
-GSHMEMI_DEF_REDUCE_INT(uint16_t, uint16)
-GSHMEMI_DEF_REDUCE_INT(uint32_t, uint32)
-GSHMEMI_DEF_REDUCE_INT(uint64_t, uint64)
-GSHMEMI_DEF_REDUCE_REAL(float, float)
-GSHMEMI_DEF_REDUCE_REAL(double, double)
-GSHMEMI_DEF_REDUCE_REAL(long double, longdouble)
-GSHMEMI_DEF_REDUCE_ARITH(float _Complex, complexf)
-GSHMEMI_DEF_REDUCE_ARITH(double _Complex, complexd)
+/* The type lists are gshmem.h's. */
+#define GSHMEMI_RED(KIND, T, N) GSHMEMI_DEF_REDUCE_##KIND(GSHMEMI_DEF_REDUCE_OP, T, N)
+GSHMEMI_REDUCE_TYPES(GSHMEMI_RED)
+GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_RED)
+#define GSHMEMI_TO_ALL(KIND, T, N) GSHMEMI_DEF_REDUCE_##KIND(GSHMEMI_DEF_TO_ALL, T, N)
+GSHMEMI_TO_ALL_TYPES(GSHMEMI_TO_ALL)
+GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_TO_ALL)

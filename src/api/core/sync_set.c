@@ -1,6 +1,7 @@
 /* sync_set.c: the set forms of point synchronization (OpenSHMEM 1.5):
  * <T>_wait_until_{all,any,some}, <T>_test_{all,any,some} and their
- * _vector forms, for int32, int64, uint32 and uint64.
+ * _vector forms, for int32, int64, uint32 and uint64, and int16 and uint16
+ * (shmem.h's deprecated short and unsigned short).
  *
  * One scan per type reads every included ivar with an acquire load and
  * lists those that satisfy the comparison; one driver per type loops over
@@ -159,3 +160,5 @@ GSHMEMI_DEF_SET(int32_t, int32, gshmemi_cmp_i64, int64_t)
 GSHMEMI_DEF_SET(int64_t, int64, gshmemi_cmp_i64, int64_t)
 GSHMEMI_DEF_SET(uint32_t, uint32, gshmemi_cmp_u64, uint64_t)
 GSHMEMI_DEF_SET(uint64_t, uint64, gshmemi_cmp_u64, uint64_t)
+GSHMEMI_DEF_SET(int16_t, int16, gshmemi_cmp_i64, int64_t)
+GSHMEMI_DEF_SET(uint16_t, uint16, gshmemi_cmp_u64, uint64_t)

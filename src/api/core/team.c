@@ -5,7 +5,8 @@
  * every member: WORLD 0, SHARED 1, NODE 2. Each slot owns a piece of the
  * symmetric team area, reserved from the heap at init (before anything
  * else is allocated, so at the same offset everywhere): GSHMEMI_TEAM_ROUNDS
- * barrier counters and n_pes exchange words.
+ * barrier counters and n_pes exchange words (one per world PE); one more
+ * piece serves the active sets (below).
  * - sync of WORLD: the bootstrap barrier (as gshmem_sync_all). Other teams:
  *   a dissemination barrier over the members only: in round r, team PE i
  *   adds 1 (an AMO) to counter r of team PE i + 2^r and waits until its own
@@ -15,7 +16,14 @@
  *   expected counts, which stay with the slot on this PE (a later team on
  *   the slot goes on from them).
  * - exchange (split, collectmem): each member puts one word into every
- *   member's exchange word of its team PE, barrier, read, sync.
+ *   member's exchange word of its world PE, barrier, read, sync.
+ * - an active set (OpenSHMEM's deprecated collectives, coll_aset.c) is a
+ *   team outside the slots for one call: its barrier counters are the
+ *   caller's pSync, consumed (each wait takes its one back, so pSync is 0
+ *   again when the call returns), and its exchange words the extra piece
+ *   of the area, shared by every active set: a PE writes only its own
+ *   word, and only after every reader of its previous one has left that
+ *   call (each exchange ends with a sync).
  * - a split picks the lowest slot free on every parent member (an AND of
  *   the members' free masks, exchanged over the parent), so one slot never
  *   serves two live teams of one PE; teams of one split that do not share
@@ -51,6 +59,8 @@ static int gshmemi_team_make(int slot, int *pes, int size, const gshmem_team_con
         if (pes[i] == gshmemi_g.my_pe)
             t->my_idx = i;
     t->sync = gshmemi_team_area + (size_t)slot * gshmemi_team_slot_words;
+    t->expected = gshmemi_team_expected[slot];
+    t->xchg = t->sync + GSHMEMI_TEAM_ROUNDS;
     if (config != NULL && (config_mask & GSHMEM_TEAM_NUM_CONTEXTS))
         t->config.num_contexts = config->num_contexts;
     t->config_mask = config_mask;
@@ -70,11 +80,12 @@ int gshmemi_team_setup(gshmemi_state_t *g)
         goto fail;
     }
     gshmemi_team_slot_words = (GSHMEMI_TEAM_ROUNDS + (size_t)g->n_pes + 7) & ~(size_t)7;
-    size_t bytes = GSHMEM_TEAM_MAX * gshmemi_team_slot_words * sizeof(uint64_t);
+    size_t bytes = (GSHMEM_TEAM_MAX + 1) * gshmemi_team_slot_words * sizeof(uint64_t);
     if (gshmemi_alloc_get(g->heap.alloc, bytes, GSHMEMI_MEM_MIN_ALIGN, &off) != 0) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "the team area (%zu bytes: %d teams of %zu words) "
-                      "does not fit the symmetric heap (GSHMEM_SYMMETRIC_SIZE)", bytes,
-                      GSHMEM_TEAM_MAX, gshmemi_team_slot_words);
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "the team area (%zu bytes: %d teams and the active "
+                      "sets, %zu words each) does not fit the symmetric heap "
+                      "(GSHMEM_SYMMETRIC_SIZE)", bytes, GSHMEM_TEAM_MAX,
+                      gshmemi_team_slot_words);
         goto fail;
     }
     gshmemi_team_area = (uint64_t *)((char *)g->heap.base + off);
@@ -110,6 +121,7 @@ void gshmemi_team_teardown(gshmemi_state_t *g)
             gshmemi_ctx_drop_team(i);   /* every context belongs to a live team */
         gshmemi_team_free(&gshmemi_teams[i]);
     }
+    gshmemi_aset_teardown();
     if (gshmemi_team_area != NULL && g->heap.alloc != NULL)
         (void)gshmemi_alloc_put(g->heap.alloc,
                                 (size_t)((char *)gshmemi_team_area - (char *)g->heap.base));
@@ -142,26 +154,35 @@ static uint64_t gshmemi_team_load(const char *call, const uint64_t *w)
     return v;
 }
 
-static int gshmemi_team_slot(const gshmemi_team_t *t)
-{
-    return (int)(t - gshmemi_teams);
-}
-
 void gshmemi_team_sync(const char *call, gshmemi_team_t *t)
 {
-    int slot = gshmemi_team_slot(t);
-
-    if (slot == GSHMEM_TEAM_WORLD) {
+    if (t == &gshmemi_teams[GSHMEM_TEAM_WORLD]) {
         gshmemi_sync_all(call);
         return;
     }
     for (int r = 0, d = 1; d < t->size; r++, d <<= 1) {
-        uint64_t one = 1, want = ++gshmemi_team_expected[slot][r];
+        uint64_t one = 1, want = t->expected != NULL ? ++t->expected[r] : 1;
         gshmemi_amo(call, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, &t->sync[r], &one, NULL, NULL,
                     t->pes[(t->my_idx + d) % t->size]);
         for (unsigned long spins = 0; gshmemi_team_load(call, &t->sync[r]) < want; spins++)
             gshmemi_sym_wait_step(spins);
+        if (t->expected == NULL) {   /* take this barrier's one back (blocking AMO) */
+            uint64_t minus_one = UINT64_MAX;
+            gshmemi_amo(call, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, &t->sync[r], &minus_one,
+                        NULL, NULL, gshmemi_g.my_pe);
+        }
     }
+}
+
+void gshmemi_team_aset_init(gshmemi_team_t *t, int *pes, int size, int my_idx, long *pSync)
+{
+    memset(t, 0, sizeof *t);
+    t->pes = pes;
+    t->size = size;
+    t->my_idx = my_idx;
+    t->sync = (uint64_t *)(void *)pSync;
+    t->xchg = gshmemi_team_area + (size_t)GSHMEM_TEAM_MAX * gshmemi_team_slot_words +
+              GSHMEMI_TEAM_ROUNDS;
 }
 
 void gshmemi_team_barrier(const char *call, gshmemi_team_t *t)
@@ -172,13 +193,14 @@ void gshmemi_team_barrier(const char *call, gshmemi_team_t *t)
 
 void gshmemi_team_exchange(const char *call, gshmemi_team_t *t, uint64_t v, uint64_t *out)
 {
-    uint64_t *x = t->sync + GSHMEMI_TEAM_ROUNDS;
+    uint64_t *x = t->xchg;
 
     for (int i = 1; i <= t->size; i++)
-        gshmemi_rma_put(call, &x[t->my_idx], &v, sizeof v, t->pes[(t->my_idx + i) % t->size], 1);
+        gshmemi_rma_put(call, &x[gshmemi_g.my_pe], &v, sizeof v,
+                        t->pes[(t->my_idx + i) % t->size], 1);
     gshmemi_team_barrier(call, t);   /* v's puts complete here, before v goes */
     for (int i = 0; i < t->size; i++)
-        out[i] = gshmemi_team_load(call, &x[i]);
+        out[i] = gshmemi_team_load(call, &x[t->pes[i]]);
     gshmemi_team_sync(call, t);      /* nobody writes x again before all have read */
 }
 
