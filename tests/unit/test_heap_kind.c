@@ -4,6 +4,7 @@
  * prints. The rule on a real GPU machine: the heap_auto tests
  * (test_heap_auto.c). */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gshmem_types.h"
@@ -33,10 +34,8 @@ static void expect_kind(const kind_case_t *c)
                      c->built_with_cuda, c->n_gpus);
 }
 
-/* auto: a CUDA heap exactly when built with CUDA and a GPU is visible;
- * host and cuda are taken as set, whatever the build and the GPUs (a CUDA
- * heap that cannot be had fails later, naming why: test_heap.c). */
-Test(heap_kind, rule)
+/* auto: a CUDA heap exactly when built with CUDA and a GPU is visible. */
+Test(heap_kind, auto_rule)
 {
     static const kind_case_t cases[] = {
         {"auto", 1, 2, NULL, GSHMEMI_HEAP_CUDA, "auto: built with CUDA and 2 GPUs visible -> cuda"},
@@ -49,16 +48,28 @@ Test(heap_kind, rule)
         {"auto", 0, 0, NULL, GSHMEMI_HEAP_HOST, "auto: built without CUDA -> host"},
         /* a GPU count without CUDA cannot happen; the build decides */
         {"auto", 0, 4, NULL, GSHMEMI_HEAP_HOST, "auto: built without CUDA -> host"},
-        {"host", 1, 2, NULL, GSHMEMI_HEAP_HOST, "GSHMEM_HEAP=host"},
-        {"host", 0, 0, NULL, GSHMEMI_HEAP_HOST, "GSHMEM_HEAP=host"},
-        {"Host", 1, 0, NULL, GSHMEMI_HEAP_HOST, "GSHMEM_HEAP=Host"},
-        {"cuda", 1, 2, NULL, GSHMEMI_HEAP_CUDA, "GSHMEM_HEAP=cuda"},
-        {"cuda", 1, 0, "no CUDA-capable device is detected", GSHMEMI_HEAP_CUDA,
-         "GSHMEM_HEAP=cuda"},
-        {"CUDA", 0, 0, NULL, GSHMEMI_HEAP_CUDA, "GSHMEM_HEAP=CUDA"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_kind(&cases[i]);
+}
+
+/* host and cuda are taken as set, in any case, whatever the build and the
+ * GPUs (a CUDA heap that cannot be had fails later, naming why:
+ * test_heap.c). */
+Test(heap_kind, explicit_settings)
+{
+    static const char *const settings[] = {"host", "Host", "cuda", "CUDA"};
+    static const char *const gpu_errs[] = {NULL, "no CUDA-capable device is detected"};
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+        char why[64];
+        snprintf(why, sizeof why, "GSHMEM_HEAP=%s", settings[i]);
+        for (int built = 0; built <= 1; built++)
+            for (int n_gpus = 0; n_gpus <= 2; n_gpus++) {
+                kind_case_t c = {settings[i], built, n_gpus, gpu_errs[n_gpus == 0],
+                                 i < 2 ? GSHMEMI_HEAP_HOST : GSHMEMI_HEAP_CUDA, why};
+                expect_kind(&c);
+            }
+    }
 }
 
 /* Anything else is a configuration error, and nothing is written. */
