@@ -10,7 +10,8 @@
  * wait_until_all/_any forms) from host code fails at link time.
  *
  * Contracts in short (OpenSHMEM semantics unless said otherwise):
- * - Needs gshmem_init with a CUDA heap (GSHMEM_HEAP=cuda): init publishes
+ * - Needs gshmem_init with a CUDA heap (the default, GSHMEM_HEAP=auto, in a
+ *   CUDA build where a GPU is visible; or GSHMEM_HEAP=cuda): init publishes
  *   the state to every TU that includes this header. Before that (or with
  *   a host heap) every call prints "device state not published" and traps.
  * - Thread-level calls may be made by any thread; *_warp calls by all

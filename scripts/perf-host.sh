@@ -32,12 +32,14 @@ for f in "$run" "$build/apps/perf/host/gshmem-perf-put-latency" \
 done
 mkdir -p "$out" || exit 2
 
-# Environment of one transport variant (same names as the tests use).
+# Environment of one transport variant (same names as the tests use), on
+# host heaps (GSHMEM_HEAP=auto gives GPU memory in a CUDA build on a GPU
+# machine; the benchmarks also ask for host memory themselves).
 tp_env() {
     case $1 in
-    shm) echo "GSHMEM_TRANSPORTS=shm" ;;
-    ofi-shm) echo "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER=shm" ;;
-    ofi-tcp) echo "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER=tcp;ofi_rxm FI_TCP_IFACE=lo" ;;
+    shm) echo "GSHMEM_HEAP=host GSHMEM_TRANSPORTS=shm" ;;
+    ofi-shm) echo "GSHMEM_HEAP=host GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER=shm" ;;
+    ofi-tcp) echo "GSHMEM_HEAP=host GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER=tcp;ofi_rxm FI_TCP_IFACE=lo" ;;
     *) return 1 ;;
     esac
 }

@@ -8,7 +8,8 @@
  * a sum reduction. Each step is checked against the value it must give and
  * timed (the time of a step includes its allocation and checks); PE 0
  * prints a table (operation, result, time) and every PE exits
- * non-zero if any check failed on any PE.
+ * non-zero if any check failed on any PE. It runs on a host heap
+ * (GSHMEM_HEAP=host unless set): the CPU touches heap memory.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -177,6 +178,10 @@ int main(void)
         {.name = "sum reduction", .run = demo_reduce},
     };
     enum { NSTEPS = sizeof steps / sizeof steps[0] };
+    /* A host program: the CPU reads and writes heap memory, so a host heap
+     * unless the environment names one (GSHMEM_HEAP=auto would give GPU
+     * memory in a CUDA build on a GPU machine). */
+    setenv("GSHMEM_HEAP", "host", 0);
     int rc = gshmem_init();
     if (rc != 0) {
         fprintf(stderr, "gshmem-demo: gshmem_init failed: %s\n", gshmem_strerror(rc));

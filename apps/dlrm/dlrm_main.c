@@ -41,7 +41,8 @@ static void default_heap(const dlrm_opts_t *o, int64_t fT, int64_t fB)
     setenv("GSHMEM_SYMMETRIC_SIZE", v, 0);
 }
 
-/* GPU or CPU PEs; sets GSHMEM_HEAP accordingly (unless set). -1: refused. */
+/* GPU or CPU PEs; sets GSHMEM_HEAP accordingly (unless set to host or
+ * cuda). -1: refused. */
 static int choose_device(const dlrm_opts_t *o, int *gpu_p)
 {
     const char *heap = getenv("GSHMEM_HEAP");
@@ -58,7 +59,10 @@ static int choose_device(const dlrm_opts_t *o, int *gpu_p)
         return -1;
     }
     *gpu_p = ngpu > 0;
-    setenv("GSHMEM_HEAP", *gpu_p ? "cuda" : "host", 0);
+    /* unset or auto: the PE kind chosen here decides (auto would follow the
+     * GPUs, also for --device cpu) */
+    int heap_auto = heap == NULL || heap[0] == '\0' || strcasecmp(heap, "auto") == 0;
+    setenv("GSHMEM_HEAP", *gpu_p ? "cuda" : "host", heap_auto);
     return 0;
 }
 

@@ -2,8 +2,9 @@
  * a CPU fp64 reference (--check) and the benchmark of BENCHMARKS.md section
  * 3 (gshmem beside the dense, index-union and all-gather baselines). Run
  * under gshmemrun -n P (or mpirun). GPU PEs when every PE can have its own
- * GPU (GSHMEM_HEAP=cuda is set here unless given), else host PEs, where
- * the baselines use gshmem host collectives instead of NCCL. */
+ * GPU (GSHMEM_HEAP=cuda is set here unless given), else host PEs
+ * (GSHMEM_HEAP=host likewise), where the baselines use gshmem host
+ * collectives instead of NCCL. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,8 @@ int main(int argc, char **argv)
     int gpus = bench_gpu_present();
     c.gpu = want_gpu >= 0 ? want_gpu : (gpus > 0 && gpus >= np_hint);
     const char *heap = getenv("GSHMEM_HEAP");
+    if (heap != NULL && (heap[0] == '\0' || strcmp(heap, "auto") == 0))
+        heap = NULL;   /* the PE kind decides (auto would follow the GPUs) */
     if (c.gpu && gpus <= 0) {
         fprintf(stderr, "gshmem-sparse-allreduce: --gpu: no CUDA device here%s\n",
                 gpus < 0 ? " (built without CUDA)" : "");
@@ -183,7 +186,7 @@ int main(int argc, char **argv)
                 c.gpu ? "GPU" : "host");
         return 2;
     }
-    setenv("GSHMEM_HEAP", c.gpu ? "cuda" : "host", 0);
+    setenv("GSHMEM_HEAP", c.gpu ? "cuda" : "host", heap == NULL);
     if (c.gpu) {
         char v[32];
         snprintf(v, sizeof v, "%zuM", (heap_bytes(&c, np_hint > 0 ? np_hint : 1) >> 20) + 1);

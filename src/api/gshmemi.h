@@ -29,6 +29,7 @@ typedef struct gshmemi_state {
     gshmemi_reg_t *regs;              /* gshmem_register list, and the symmetric
                                        * segments (local memory the engine accepts) */
     char symdata_why[256];            /* why globals are not symmetric ("": they are) */
+    char heap_why[160];               /* why the heap has its kind (GSHMEM_INFO) */
     uint64_t coll_seq;                /* collective sequence number */
 } gshmemi_state_t;
 

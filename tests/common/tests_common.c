@@ -49,14 +49,53 @@ static char *expand_build(const char *cmd)
     return out;
 }
 
-test_run_t test_run(const char *env, const char *cmd, int timeout_s)
+/* "unset NAME ...; " for every GSHMEM_* variable of this process
+ * (malloc'd; "" when there is none). */
+static char *unset_gshmem(void)
+{
+    extern char **environ;
+    size_t cap = 16, used = 0;
+    char *p;
+
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, "GSHMEM_", 7) == 0)
+            cap += strcspn(*e, "=") + 8;
+    p = malloc(cap);
+    p[0] = '\0';
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, "GSHMEM_", 7) == 0)
+            used += (size_t)snprintf(p + used, cap - used, "%s%.*s", used ? " " : "unset ",
+                                     (int)strcspn(*e, "="), *e);
+    if (used > 0)
+        snprintf(p + used, cap - used, "; ");
+    return p;
+}
+
+/* The line test_run hands to sh. The suite's programs are host programs
+ * unless a test says otherwise: without GSHMEM_HEAP in env or cmd, the
+ * line sets GSHMEM_HEAP=host (GSHMEM_HEAP=auto gives a CUDA heap on a GPU
+ * machine, where this suite runs too). bare: no GSHMEM_* variable at all
+ * but those of env (the caller's are unset, no default is added). */
+static char *run_line(const char *env, const char *cmd, int bare)
+{
+    char *full_cmd = expand_build(cmd);
+    char *unset = bare ? unset_gshmem() : strdup("");
+    int named = (env && strstr(env, "GSHMEM_HEAP=")) || strstr(full_cmd, "GSHMEM_HEAP=");
+    const char *heap = bare || named ? "" : "GSHMEM_HEAP=host ";
+    size_t len = strlen(unset) + strlen(heap) + (env ? strlen(env) : 0) + strlen(full_cmd) + 16;
+    char *line = malloc(len);
+
+    snprintf(line, len, "%s%s%s%s exec %s", unset, heap, env ? env : "", env ? " " : "",
+             full_cmd);
+    free(unset);
+    free(full_cmd);
+    return line;
+}
+
+static test_run_t run_cmd(const char *env, const char *cmd, int timeout_s, int bare)
 {
     test_run_t r = {.status = -1, .seconds = 0, .output = NULL};
-    char *full_cmd = expand_build(cmd);
-    size_t len = strlen(full_cmd) + (env ? strlen(env) : 0) + 32;
-    char *line = malloc(len);
-    snprintf(line, len, "%s%s exec %s", env ? env : "", env ? " " : "", full_cmd);
-    free(full_cmd);
+    char *line = run_line(env, cmd, bare);
 
     int fds[2];
     if (pipe(fds) != 0) {
@@ -109,6 +148,16 @@ test_run_t test_run(const char *env, const char *cmd, int timeout_s)
     r.output = buf;
     free(line);
     return r;
+}
+
+test_run_t test_run(const char *env, const char *cmd, int timeout_s)
+{
+    return run_cmd(env, cmd, timeout_s, 0);
+}
+
+test_run_t test_run_bare(const char *env, const char *cmd, int timeout_s)
+{
+    return run_cmd(env, cmd, timeout_s, 1);
 }
 
 void test_run_free(test_run_t *r)

@@ -13,8 +13,14 @@ typedef struct test_run {
 
 /* Run a shell command line with extra environment "A=1 B=2 ..." (may be
  * NULL), killing it after timeout_s. Returns its status, output and time.
- * Paths: "%B" in cmd is replaced by the build directory. */
+ * Paths: "%B" in cmd is replaced by the build directory. The suite's
+ * programs are host programs: unless env or cmd names GSHMEM_HEAP, the
+ * command runs with GSHMEM_HEAP=host (auto would give a CUDA heap on a GPU
+ * machine). */
 test_run_t test_run(const char *env, const char *cmd, int timeout_s);
+/* The same with no GSHMEM_* variable but those of env: the caller's are
+ * unset and GSHMEM_HEAP gets no default (what a user's shell gives). */
+test_run_t test_run_bare(const char *env, const char *cmd, int timeout_s);
 void test_run_free(test_run_t *r);
 
 /* The last TEST_TAIL_MAX bytes of r's output, for assertion messages:

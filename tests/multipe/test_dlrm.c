@@ -87,7 +87,7 @@ Test(dlrm, network_path_bf16)
 Test(dlrm, gpu_network_path_p4, .timeout = 300)
 {
     test_require_gpu("pe_app_nccl", "probe 4");
-    test_run_t r = test_run("GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi "
+    test_run_t r = test_run("GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi "
                             "GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=lo "
                             "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 "
                             "NCCL_SOCKET_IFNAME=lo GSHMEM_TIMEOUT=60",

@@ -12,6 +12,10 @@ static double *bench_red_src, *bench_red_dst;   /* symmetric, BENCH_RED_MAX each
 
 int bench_init(const char *name, int min_pes)
 {
+    /* host benchmarks: the CPU reads and writes heap memory, so a host heap
+     * unless the environment names one (GSHMEM_HEAP=auto would give GPU
+     * memory in a CUDA build on a GPU machine) */
+    setenv("GSHMEM_HEAP", "host", 0);
     int rc = gshmem_init();
     if (rc != 0) {
         fprintf(stderr, "%s: gshmem_init failed: %s\n", name, gshmem_strerror(rc));

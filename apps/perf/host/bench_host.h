@@ -8,8 +8,9 @@
 #include "gshmem.h"
 #include "perf_driver.h"
 
-/* gshmem_init, then require at least min_pes PEs. Returns 0, or prints why
- * (on PE 0 for a PE count) and returns -1. */
+/* gshmem_init on a host heap (GSHMEM_HEAP=host unless the environment sets
+ * it), then require at least min_pes PEs. Returns 0, or prints why (on PE
+ * 0 for a PE count) and returns -1. */
 int bench_init(const char *name, int min_pes);
 
 /* "load/store (shm)" when gshmem_ptr(sym, pe) gives a pointer, else

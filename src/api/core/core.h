@@ -50,6 +50,14 @@ static inline gshmemi_transport_t *gshmemi_amo_tp_of(int pe)
  * the running runtime, whatever the heap (gshmemi_proxy_start_host). */
 void gshmemi_engine_stop(void);
 int gshmemi_engine_start_host(void);
+/* init.c: the heap GSHMEM_HEAP=setting gives (auto, host or cuda, any
+ * case): auto is a CUDA heap when built_with_cuda and n_gpus > 0, else a
+ * host heap. Pure (gpu_err: why no GPU is seen, may be NULL). Writes
+ * *kind_p and the reason for GSHMEM_INFO into why[cap]; another setting
+ * is GSHMEM_ERR_CONFIG, logged. */
+int gshmemi_heap_kind_choose(const char *setting, int built_with_cuda, int n_gpus,
+                             const char *gpu_err, gshmemi_heap_kind_t *kind_p, char *why,
+                             size_t cap);
 
 /* A transport call failed inside a public call: fatal naming both. */
 void gshmemi_tp_fatal(const char *call, const gshmemi_transport_t *tp, int rc,

@@ -2,9 +2,10 @@
  * state, gshmemi_fatal and gshmem_global_exit.
  *
  * Init order: configuration (an invalid GSHMEM_* value returns
- * GSHMEM_ERR_CONFIG before anything else is touched), bootstrap, node map,
- * symmetric heap (with the program's data segments when the job shares
- * them, symdata.c), transports (select.c). A failure at any step undoes the
+ * GSHMEM_ERR_CONFIG before anything else is touched) and the heap's kind
+ * (GSHMEM_HEAP, below), bootstrap, node map, symmetric heap (with the
+ * program's data segments when the job shares them, symdata.c),
+ * transports (select.c). A failure at any step undoes the
  * steps before it, in reverse, and returns the status: the runtime is
  * never left half-initialized, and gshmem_init may be called again.
  * Finalize undoes the same steps: quiet, barrier, transports in reverse
@@ -128,26 +129,90 @@ static int gshmemi_init_apply_log(const gshmemi_config_t *cfg)
     return GSHMEM_SUCCESS;
 }
 
-/* GSHMEM_HEAP: auto, host or cuda. auto gives a host heap; a program that
- * uses the device API asks for the GPU heap with GSHMEM_HEAP=cuda. */
-static int gshmemi_init_heap_kind(const gshmemi_config_t *cfg, gshmemi_heap_kind_t *kind_p)
+/* ---- the heap's kind ------------------------------------------------ */
+
+/* GSHMEM_HEAP, the one place of the rule (tests/unit/test_heap_kind.c
+ * takes it case by case):
+ *   host, cuda  that heap; a CUDA heap lives on the PE's GPU (its index
+ *               among the node's PEs modulo the GPUs it sees, chosen after
+ *               the node map by gshmemi_transport_select_device);
+ *   auto        a CUDA heap when the library was built with CUDA and the
+ *               PE sees at least one GPU, a host heap otherwise: a CUDA
+ *               build on a GPU machine gives GPU memory, as NVSHMEM does.
+ * The library cannot tell a program that only calls the host API and
+ * dereferences heap memory, or that wants its globals symmetric (host
+ * heaps only: symdata.c), from a GPU program: such a program sets
+ * GSHMEM_HEAP=host (gshmem-demo and the host benchmarks do it for
+ * themselves). Pure: the GPU count and why none is seen (gpu_err, may be
+ * NULL) are arguments. why[cap] gets the reason GSHMEM_INFO prints. */
+int gshmemi_heap_kind_choose(const char *setting, int built_with_cuda, int n_gpus,
+                             const char *gpu_err, gshmemi_heap_kind_t *kind_p, char *why,
+                             size_t cap)
 {
-    if (strcasecmp(cfg->heap, "auto") == 0 || strcasecmp(cfg->heap, "host") == 0) {
+    if (strcasecmp(setting, "host") == 0 || strcasecmp(setting, "cuda") == 0) {
+        *kind_p = strcasecmp(setting, "host") == 0 ? GSHMEMI_HEAP_HOST : GSHMEMI_HEAP_CUDA;
+        snprintf(why, cap, "GSHMEM_HEAP=%s", setting);
+        return GSHMEM_SUCCESS;
+    }
+    if (strcasecmp(setting, "auto") != 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "GSHMEM_HEAP=%s is invalid: expected auto, host or "
+                      "cuda", setting);
+        return GSHMEM_ERR_CONFIG;
+    }
+    if (!built_with_cuda) {
         *kind_p = GSHMEMI_HEAP_HOST;
-        return GSHMEM_SUCCESS;
-    }
-    if (strcasecmp(cfg->heap, "cuda") == 0) {
+        snprintf(why, cap, "auto: built without CUDA -> host");
+    } else if (n_gpus <= 0) {
+        *kind_p = GSHMEMI_HEAP_HOST;
+        snprintf(why, cap, "auto: no GPU visible%s%s%s -> host",
+                 gpu_err ? " (cudaGetDeviceCount: " : "", gpu_err ? gpu_err : "",
+                 gpu_err ? ")" : "");
+    } else {
         *kind_p = GSHMEMI_HEAP_CUDA;
-        return GSHMEM_SUCCESS;
+        snprintf(why, cap, "auto: built with CUDA and %d GPU%s visible -> cuda", n_gpus,
+                 n_gpus == 1 ? "" : "s");
     }
-    GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "GSHMEM_HEAP=%s is invalid: expected auto, host or cuda",
-                  cfg->heap);
-    return GSHMEM_ERR_CONFIG;
+    return GSHMEM_SUCCESS;
 }
 
-static int gshmemi_init_config(gshmemi_config_t *cfg, gshmemi_heap_kind_t *kind_p,
+/* GSHMEM_HEAP as the rule above decides it here; only auto asks CUDA. */
+static int gshmemi_init_heap_kind(const gshmemi_config_t *cfg, gshmemi_heap_kind_t *kind_p,
+                                  char *why, size_t cap)
+{
+#ifdef GSHMEM_HAVE_CUDA
+    const int built_with_cuda = 1;
+#else
+    const int built_with_cuda = 0;
+#endif
+    const char *gpu_err = NULL;
+    int n_gpus = 0;
+
+    if (strcasecmp(cfg->heap, "auto") == 0 && built_with_cuda)
+        n_gpus = gshmemi_heap_cuda_devices(&gpu_err);
+    return gshmemi_heap_kind_choose(cfg->heap, built_with_cuda, n_gpus, gpu_err, kind_p, why,
+                                    cap);
+}
+
+/* GSHMEM_INFO=1 (or GSHMEM_DEBUG=INFO): each PE's heap and why it has it. */
+static void gshmemi_init_report_heap(const gshmemi_state_t *g)
+{
+    char dev[32] = "";
+
+    if (!g->cfg.info && gshmemi_log_level < GSHMEMI_LOG_INFO)
+        return;
+    if (g->heap.kind == GSHMEMI_HEAP_CUDA)
+        snprintf(dev, sizeof dev, " on GPU %d", g->heap.cuda_device);
+    gshmemi_log_write(GSHMEMI_LOG_INFO, GSHMEMI_SUBSYS_HEAP, __FILE__, __LINE__,
+                      "heap: %s%s, %zu bytes (%s)",
+                      g->heap.kind == GSHMEMI_HEAP_CUDA ? "cuda" : "host", dev,
+                      g->heap.heap_size, g->heap_why);
+}
+
+static int gshmemi_init_config(gshmemi_state_t *g, gshmemi_heap_kind_t *kind_p,
                                gshmemi_tp_list_t *tps_p)
 {
+    gshmemi_config_t *cfg = &g->cfg;
+
     if (gshmemi_config_load(cfg) != 0)
         return GSHMEM_ERR_CONFIG;   /* config_load named the variable */
     GSHMEMI_CHECK(gshmemi_init_apply_log(cfg));
@@ -156,7 +221,7 @@ static int gshmemi_init_config(gshmemi_config_t *cfg, gshmemi_heap_kind_t *kind_
                       "needs at least one byte");
         return GSHMEM_ERR_CONFIG;
     }
-    GSHMEMI_CHECK(gshmemi_init_heap_kind(cfg, kind_p));
+    GSHMEMI_CHECK(gshmemi_init_heap_kind(cfg, kind_p, g->heap_why, sizeof g->heap_why));
     GSHMEMI_CHECK(gshmemi_select_parse(cfg->transports, tps_p));
     return GSHMEM_SUCCESS;
 }
@@ -215,7 +280,7 @@ static int gshmemi_init_impl(void *mpi_comm)
         return GSHMEM_ERR_ALREADY;
     }
     memset(g, 0, sizeof *g);
-    GSHMEMI_CHECK(gshmemi_init_config(&g->cfg, &kind, &tps));
+    GSHMEMI_CHECK(gshmemi_init_config(g, &kind, &tps));
     GSHMEMI_CHECK_GOTO(gshmemi_bootstrap_open(&g->cfg, mpi_comm, &g->boot), rc, fail_state);
     g->my_pe = g->boot->my_pe;
     g->n_pes = g->boot->n_pes;
@@ -232,6 +297,7 @@ static int gshmemi_init_impl(void *mpi_comm)
                                                            &dev), rc, fail_node_map);
     }
     GSHMEMI_CHECK_GOTO(gshmemi_init_heap(g, kind), rc, fail_node_map);
+    gshmemi_init_report_heap(g);
     GSHMEMI_CHECK_GOTO(gshmemi_select_init(g, &tps), rc, fail_heap);
     /* proxy engine: after the transports, before the device state (it
      * provides the channels) and the barrier */

@@ -229,7 +229,9 @@ static int gshmemi_select_assign(gshmemi_state_t *g, const gshmemi_tp_list_t *li
                 g->pe_tp[pe] = &g->tps[i];
         if (g->pe_tp[pe] == NULL) {
             GSHMEMI_ERROR(GSHMEMI_SUBSYS_TRANSPORT, "PE %d is not reached by any transport "
-                          "(tried %s: GSHMEM_TRANSPORTS=%s)", pe, tried, g->cfg.transports);
+                          "(tried %s: GSHMEM_TRANSPORTS=%s; this PE's heap: %s, %s)", pe,
+                          tried, g->cfg.transports,
+                          g->heap.kind == GSHMEMI_HEAP_CUDA ? "cuda" : "host", g->heap_why);
             return pe + 1;
         }
     }

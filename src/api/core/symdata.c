@@ -51,8 +51,9 @@ static int gshmemi_symdata_differs(gshmemi_state_t *g, const gshmemi_symdata_des
     if (d->state == SYMDATA_OFF) {
         snprintf(why, cap, "PE %d runs with GSHMEM_SYMMETRIC_DATA=0", pe);
     } else if (d->state == SYMDATA_CUDA) {
-        snprintf(why, cap, "PE %d has a CUDA heap (GSHMEM_HEAP=cuda), whose peers' GPUs cannot "
-                 "reach host globals", pe);
+        snprintf(why, cap, "PE %d has a CUDA heap (GSHMEM_HEAP=cuda, or auto where a GPU is "
+                 "visible), whose peers' GPUs cannot reach host globals; GSHMEM_HEAP=host "
+                 "makes them symmetric", pe);
     } else if (d->n != d0->n) {
         snprintf(why, cap, "PE %d has %d writable segment(s), PE 0 %d: every PE must run the "
                  "same executable (and GSHMEM_SYMMETRIC_LIBS)", pe, d->n, d0->n);

@@ -14,17 +14,23 @@ static const char *gshmemi_heap_kind_name(gshmemi_heap_kind_t kind)
     return kind == GSHMEMI_HEAP_HOST ? "host" : kind == GSHMEMI_HEAP_CUDA ? "cuda" : "?";
 }
 
+int gshmemi_heap_cuda_devices(const char **err_p)
+{
+#ifdef GSHMEM_HAVE_CUDA
+    return gshmemi_heap_cuda_count(err_p);
+#else
+    (void)err_p;
+    return 0;
+#endif
+}
+
 int gshmemi_heap_kind_available(gshmemi_heap_kind_t kind)
 {
     switch (kind) {
     case GSHMEMI_HEAP_HOST:
         return 1;
     case GSHMEMI_HEAP_CUDA:
-#ifdef GSHMEM_HAVE_CUDA
-        return gshmemi_heap_cuda_available();
-#else
-        return 0;
-#endif
+        return gshmemi_heap_cuda_devices(NULL) > 0;
     }
     return 0;
 }

@@ -89,8 +89,14 @@ int gshmemi_heap_create(gshmemi_heap_t *h, gshmemi_heap_kind_t kind, size_t size
 int gshmemi_heap_create_sym(gshmemi_heap_t *h, gshmemi_heap_kind_t kind, size_t size,
                             const gshmemi_seg_t *segs, int n_segs);
 /* 1 when a heap of this kind can be created here (CUDA: built in and at
- * least one device visible), else 0; logs nothing. For GSHMEM_HEAP=auto. */
+ * least one device visible), else 0; logs nothing. */
 int gshmemi_heap_kind_available(gshmemi_heap_kind_t kind);
+/* The CUDA devices this process sees (CUDA_VISIBLE_DEVICES honoured): 0
+ * when none, when gshmem was built without CUDA, or when the CUDA runtime
+ * fails, its message then in *err_p (err_p may be NULL; untouched
+ * otherwise). Asks cudaGetDeviceCount, which creates no context; logs
+ * nothing. For GSHMEM_HEAP=auto (src/api/core/init.c). */
+int gshmemi_heap_cuda_devices(const char **err_p);
 void gshmemi_heap_destroy(gshmemi_heap_t *h);
 
 /* 1 when [p, p+n) lies in the window (the heap, or a segment's alias). */

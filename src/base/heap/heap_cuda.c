@@ -8,16 +8,20 @@
 #include "heap_impl.h"
 #include "base/util/log.h"
 
-/* 1 when at least one CUDA device can be used, without logging. */
-int gshmemi_heap_cuda_available(void)
+/* The CUDA devices this process sees, without logging; cudaGetDeviceCount
+ * creates no context. */
+int gshmemi_heap_cuda_count(const char **err_p)
 {
     int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
 
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    if (e != cudaSuccess) {
+        if (err_p != NULL)
+            *err_p = cudaGetErrorString(e);
         (void)cudaGetLastError();   /* clear it so later calls do not see it */
         return 0;
     }
-    return n > 0;
+    return n > 0 ? n : 0;
 }
 
 static int gshmemi_heap_cuda_device(int *dev_p)

@@ -18,8 +18,9 @@ void gshmemi_heap_cuda_destroy(gshmemi_heap_t *h);
 int gshmemi_heap_cuda_copy(void *dst, const void *src, size_t n);
 int gshmemi_heap_cuda_copy_nb(const gshmemi_heap_t *h, void *dst, const void *src, size_t n);
 int gshmemi_heap_cuda_memset(void *dst, int c, size_t n);
-int gshmemi_heap_cuda_available(void);
 int gshmemi_heap_cuda_is_device(const void *p);
+/* gshmemi_heap_cuda_devices in a CUDA build. */
+int gshmemi_heap_cuda_count(const char **err_p);
 #endif
 
 #endif /* GSHMEMI_HEAP_IMPL_H */

@@ -47,7 +47,9 @@ GSHMEMI_CFG(int, TIMEOUT, timeout, "60",
 GSHMEMI_CFG(bool, INFO, info, "0", "print this table at init (PE 0)")
 GSHMEMI_CFG(bool, ENABLE_ERROR_CHECKS, enable_error_checks, "1",
             "check arguments and collective consistency (malloc sizes across PEs)")
-GSHMEMI_CFG(string, HEAP, heap, "auto", "heap memory: auto, host or cuda")
+GSHMEMI_CFG(string, HEAP, heap, "auto",
+            "heap memory: host, cuda (the PE's GPU) or auto: cuda when built with CUDA and "
+            "a GPU is visible, else host (each PE's choice and why: INFO [HEAP] line)")
 GSHMEMI_CFG(bool, DEVICE_QUEUE_ONLY, device_queue_only, "0",
             "device calls use the queue path even to load/store peers (testing, benchmarks)")
 GSHMEMI_CFG(int, IDLE_SPIN_US, idle_spin_us, "1000",
