@@ -114,9 +114,9 @@ typedef struct gshmem_ctx_handle *gshmem_ctx_t;   /* opaque: never dereferenced 
 
 /* ---- RMA -------------------------------------------------------------- */
 #define GSHMEMI_DECL_RMA_MEM(C)                                                  \
-    void gshmem_##C##putmem(GSHMEMI_CTXA_##C void *dest, const void *source, \
+    void gshmem_##C##putmem(GSHMEMI_CTXA_##C void *dest, const void *source,     \
                             size_t nelems, int pe);                              \
-    void gshmem_##C##getmem(GSHMEMI_CTXA_##C void *dest, const void *source, \
+    void gshmem_##C##getmem(GSHMEMI_CTXA_##C void *dest, const void *source,     \
                             size_t nelems, int pe);                              \
     void gshmem_##C##putmem_nbi(GSHMEMI_CTXA_##C void *dest, const void *source, \
                                 size_t nelems, int pe);                          \
@@ -136,26 +136,26 @@ void gshmem_iputmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst
 void gshmem_igetmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
                     size_t elem_size, size_t nelems, int pe);
 
-#define GSHMEMI_DECL_RMA_C(T, N, C)                                              \
-    void gshmem_##C##N##_p(GSHMEMI_CTXA_##C T *dest, T value, int pe);           \
-    T gshmem_##C##N##_g(GSHMEMI_CTXA_##C const T *source, int pe);               \
-    void gshmem_##C##N##_put(GSHMEMI_CTXA_##C T *dest, const T *source, size_t nelems, \
-                             int pe);                                            \
-    void gshmem_##C##N##_get(GSHMEMI_CTXA_##C T *dest, const T *source, size_t nelems, \
-                             int pe);                                            \
-    void gshmem_##C##N##_put_nbi(GSHMEMI_CTXA_##C T *dest, const T *source,      \
-                                 size_t nelems, int pe);                         \
-    void gshmem_##C##N##_get_nbi(GSHMEMI_CTXA_##C T *dest, const T *source,      \
-                                 size_t nelems, int pe);                         \
+#define GSHMEMI_DECL_RMA_C(T, N, C)                                                     \
+    void gshmem_##C##N##_p(GSHMEMI_CTXA_##C T *dest, T value, int pe);                  \
+    T gshmem_##C##N##_g(GSHMEMI_CTXA_##C const T *source, int pe);                      \
+    void gshmem_##C##N##_put(GSHMEMI_CTXA_##C T *dest, const T *source, size_t nelems,  \
+                             int pe);                                                   \
+    void gshmem_##C##N##_get(GSHMEMI_CTXA_##C T *dest, const T *source, size_t nelems,  \
+                             int pe);                                                   \
+    void gshmem_##C##N##_put_nbi(GSHMEMI_CTXA_##C T *dest, const T *source,             \
+                                 size_t nelems, int pe);                                \
+    void gshmem_##C##N##_get_nbi(GSHMEMI_CTXA_##C T *dest, const T *source,             \
+                                 size_t nelems, int pe);                                \
     void gshmem_##C##N##_iput(GSHMEMI_CTXA_##C T *dest, const T *source, ptrdiff_t dst, \
-                              ptrdiff_t sst, size_t nelems, int pe);             \
+                              ptrdiff_t sst, size_t nelems, int pe);                    \
     void gshmem_##C##N##_iget(GSHMEMI_CTXA_##C T *dest, const T *source, ptrdiff_t dst, \
-                              ptrdiff_t sst, size_t nelems, int pe);             \
-    void gshmem_##C##N##_put_signal(GSHMEMI_CTXA_##C T *dest, const T *source,   \
+                              ptrdiff_t sst, size_t nelems, int pe);                    \
+    void gshmem_##C##N##_put_signal(GSHMEMI_CTXA_##C T *dest, const T *source,          \
                                     size_t nelems, uint64_t *sig_addr, uint64_t signal, \
-                                    int sig_op, int pe);                         \
-    void gshmem_##C##N##_put_signal_nbi(GSHMEMI_CTXA_##C T *dest, const T *source, \
-                                        size_t nelems, uint64_t *sig_addr,       \
+                                    int sig_op, int pe);                                \
+    void gshmem_##C##N##_put_signal_nbi(GSHMEMI_CTXA_##C T *dest, const T *source,      \
+                                        size_t nelems, uint64_t *sig_addr,              \
                                         uint64_t signal, int sig_op, int pe);
 #define GSHMEMI_DECL_RMA(T, N) GSHMEMI_DECL_RMA_C(T, N, ) GSHMEMI_DECL_RMA_C(T, N, ctx_)
 GSHMEMI_DECL_RMA(int8_t, int8)
@@ -171,18 +171,18 @@ GSHMEMI_DECL_RMA(double, double)
 GSHMEMI_DECL_RMA(long double, longdouble)
 
 /* Sized forms: nelems elements of BITS / 8 bytes. */
-#define GSHMEMI_DECL_SIZED_C(BITS, C)                                             \
-    void gshmem_##C##put##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,   \
-                               size_t nelems, int pe);                            \
-    void gshmem_##C##get##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,   \
-                               size_t nelems, int pe);                            \
+#define GSHMEMI_DECL_SIZED_C(BITS, C)                                                 \
+    void gshmem_##C##put##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,       \
+                               size_t nelems, int pe);                                \
+    void gshmem_##C##get##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,       \
+                               size_t nelems, int pe);                                \
     void gshmem_##C##put##BITS##_nbi(GSHMEMI_CTXA_##C void *dest, const void *source, \
-                                     size_t nelems, int pe);                      \
+                                     size_t nelems, int pe);                          \
     void gshmem_##C##get##BITS##_nbi(GSHMEMI_CTXA_##C void *dest, const void *source, \
-                                     size_t nelems, int pe);                      \
-    void gshmem_##C##iput##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,  \
+                                     size_t nelems, int pe);                          \
+    void gshmem_##C##iput##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,      \
                                 ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
-    void gshmem_##C##iget##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,  \
+    void gshmem_##C##iget##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,      \
                                 ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 #define GSHMEMI_DECL_SIZED(BITS) GSHMEMI_DECL_SIZED_C(BITS, ) GSHMEMI_DECL_SIZED_C(BITS, ctx_)
 GSHMEMI_DECL_SIZED(8)
@@ -202,33 +202,33 @@ void gshmem_sync_all(void);      /* barrier only */
  * _nbi forms write *fetch (local memory) before they return: complete
  * early, which a later quiet allows. float and double move as their
  * 32/64-bit patterns. */
-#define GSHMEMI_DECL_AMO_EXT_C(T, N, C)                                          \
-    T gshmem_##C##N##_atomic_fetch(GSHMEMI_CTXA_##C const T *source, int pe); \
-    void gshmem_##C##N##_atomic_set(GSHMEMI_CTXA_##C T *dest, T value, int pe); \
-    T gshmem_##C##N##_atomic_swap(GSHMEMI_CTXA_##C T *dest, T value, int pe); \
+#define GSHMEMI_DECL_AMO_EXT_C(T, N, C)                                               \
+    T gshmem_##C##N##_atomic_fetch(GSHMEMI_CTXA_##C const T *source, int pe);         \
+    void gshmem_##C##N##_atomic_set(GSHMEMI_CTXA_##C T *dest, T value, int pe);       \
+    T gshmem_##C##N##_atomic_swap(GSHMEMI_CTXA_##C T *dest, T value, int pe);         \
     void gshmem_##C##N##_atomic_fetch_nbi(GSHMEMI_CTXA_##C T *fetch, const T *source, \
-                                          int pe);                              \
+                                          int pe);                                    \
     void gshmem_##C##N##_atomic_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, T value, \
                                          int pe);
 /* Standard types (int32, int64, uint32, uint64): the extended ones, and: */
-#define GSHMEMI_DECL_AMO_C(T, N, C)                                              \
-    GSHMEMI_DECL_AMO_EXT_C(T, N, C)                                              \
-    T gshmem_##C##N##_atomic_fetch_add(GSHMEMI_CTXA_##C T *dest, T value, int pe); \
-    void gshmem_##C##N##_atomic_add(GSHMEMI_CTXA_##C T *dest, T value, int pe); \
+#define GSHMEMI_DECL_AMO_C(T, N, C)                                                  \
+    GSHMEMI_DECL_AMO_EXT_C(T, N, C)                                                  \
+    T gshmem_##C##N##_atomic_fetch_add(GSHMEMI_CTXA_##C T *dest, T value, int pe);   \
+    void gshmem_##C##N##_atomic_add(GSHMEMI_CTXA_##C T *dest, T value, int pe);      \
     T gshmem_##C##N##_atomic_compare_swap(GSHMEMI_CTXA_##C T *dest, T cond, T value, \
-                                          int pe);                              \
-    void gshmem_##C##N##_atomic_inc(GSHMEMI_CTXA_##C T *dest, int pe);      \
-    T gshmem_##C##N##_atomic_fetch_inc(GSHMEMI_CTXA_##C T *dest, int pe);   \
-    void gshmem_##C##N##_atomic_fetch_add_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
-                                              T value, int pe);                 \
-    void gshmem_##C##N##_atomic_fetch_inc_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
-                                              int pe);                          \
+                                          int pe);                                   \
+    void gshmem_##C##N##_atomic_inc(GSHMEMI_CTXA_##C T *dest, int pe);               \
+    T gshmem_##C##N##_atomic_fetch_inc(GSHMEMI_CTXA_##C T *dest, int pe);            \
+    void gshmem_##C##N##_atomic_fetch_add_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,    \
+                                              T value, int pe);                      \
+    void gshmem_##C##N##_atomic_fetch_inc_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,    \
+                                              int pe);                               \
     void gshmem_##C##N##_atomic_compare_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
                                                  T cond, T value, int pe);
 /* Bitwise types (the same four here). */
-#define GSHMEMI_DECL_AMO_BIT_OP(T, N, C, OP)                                     \
-    void gshmem_##C##N##_atomic_##OP(GSHMEMI_CTXA_##C T *dest, T value, int pe); \
-    T gshmem_##C##N##_atomic_fetch_##OP(GSHMEMI_CTXA_##C T *dest, T value, int pe); \
+#define GSHMEMI_DECL_AMO_BIT_OP(T, N, C, OP)                                         \
+    void gshmem_##C##N##_atomic_##OP(GSHMEMI_CTXA_##C T *dest, T value, int pe);     \
+    T gshmem_##C##N##_atomic_fetch_##OP(GSHMEMI_CTXA_##C T *dest, T value, int pe);  \
     void gshmem_##C##N##_atomic_fetch_##OP##_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
                                                  T value, int pe);
 #define GSHMEMI_DECL_AMO_BIT_C(T, N, C)                                          \
@@ -255,12 +255,12 @@ GSHMEMI_DECL_AMO_EXT(double, double)
 /* ---- signals ---------------------------------------------------------- */
 /* The signal update (sig_op GSHMEM_SIGNAL_SET or _ADD of signal) becomes
  * visible at pe only after the data. sig_addr is a symmetric uint64_t. */
-#define GSHMEMI_DECL_SIGNAL(C)                                                   \
-    void gshmem_##C##putmem_signal(GSHMEMI_CTXA_##C void *dest, const void *source, \
-                                   size_t nelems, uint64_t *sig_addr, uint64_t signal, \
-                                   int sig_op, int pe);                          \
-    void gshmem_##C##putmem_signal_nbi(GSHMEMI_CTXA_##C void *dest,        \
-                                       const void *source, size_t nelems,        \
+#define GSHMEMI_DECL_SIGNAL(C)                                                          \
+    void gshmem_##C##putmem_signal(GSHMEMI_CTXA_##C void *dest, const void *source,     \
+                                   size_t nelems, uint64_t *sig_addr, uint64_t signal,  \
+                                   int sig_op, int pe);                                 \
+    void gshmem_##C##putmem_signal_nbi(GSHMEMI_CTXA_##C void *dest,                     \
+                                       const void *source, size_t nelems,               \
                                        uint64_t *sig_addr, uint64_t signal, int sig_op, \
                                        int pe);
 GSHMEMI_DECL_SIGNAL()

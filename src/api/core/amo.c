@@ -50,111 +50,111 @@ static void gshmemi_amo_into(const char *call, gshmemi_ctx_t *c, gshmemi_amo_op_
 /* In the macros below C is empty (the plain call, on the default context)
  * or ctx_ (its gshmem_ctx_ form, on the argument ctx: core.h); each body
  * names its call and its context first (GSHMEMI_AMO_CALL). */
-#define GSHMEMI_AMO_CALL(C, N, NAME)                                                 \
-    const char *call = "gshmem_" #C #N "_atomic_" NAME;                              \
+#define GSHMEMI_AMO_CALL(C, N, NAME)                                                  \
+    const char *call = "gshmem_" #C #N "_atomic_" NAME;                               \
     gshmemi_ctx_t *c = GSHMEMI_CTX_OF_##C(call);
 /* A fetching AMO with an operand (no compare) returning the old value. */
-#define GSHMEMI_AMO_V(T, DT, OP, dest, value, pe)                                    \
-    T old;                                                                           \
-    gshmemi_amo_on(call, c, OP, DT, dest, &value, NULL, &old, pe);                   \
+#define GSHMEMI_AMO_V(T, DT, OP, dest, value, pe)                                     \
+    T old;                                                                            \
+    gshmemi_amo_on(call, c, OP, DT, dest, &value, NULL, &old, pe);                    \
     return old;
 /* A non-fetching one. */
-#define GSHMEMI_AMO_N(DT, OP, dest, value, pe)                                       \
+#define GSHMEMI_AMO_N(DT, OP, dest, value, pe)                                        \
     gshmemi_amo_on(call, c, OP, DT, dest, &value, NULL, NULL, pe);
 
 /* fetch, set, swap and their _nbi forms: every AMO type. */
-#define GSHMEMI_DEF_AMO_EXT_C(C, T, N, DT)                                            \
-    T gshmem_##C##N##_atomic_fetch(GSHMEMI_CTXA_##C const T *source, int pe)     \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "fetch")                                               \
-        T zero = 0;                                                                   \
-        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_FETCH, source, zero, pe)                     \
-    }                                                                                 \
-    void gshmem_##C##N##_atomic_set(GSHMEMI_CTXA_##C T *dest, T value, int pe)   \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "set")                                                 \
-        GSHMEMI_AMO_N(DT, GSHMEMI_AMO_SET, dest, value, pe)                           \
-    }                                                                                 \
-    T gshmem_##C##N##_atomic_swap(GSHMEMI_CTXA_##C T *dest, T value, int pe)     \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "swap")                                                \
-        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_SWAP, dest, value, pe)                       \
-    }                                                                                 \
-    void gshmem_##C##N##_atomic_fetch_nbi(GSHMEMI_CTXA_##C T *fetch, const T *source, \
-                                          int pe)                                     \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "fetch_nbi")                                           \
-        T zero = 0;                                                                   \
+#define GSHMEMI_DEF_AMO_EXT_C(C, T, N, DT)                                                \
+    T gshmem_##C##N##_atomic_fetch(GSHMEMI_CTXA_##C const T *source, int pe)              \
+    {                                                                                     \
+        GSHMEMI_AMO_CALL(C, N, "fetch")                                                   \
+        T zero = 0;                                                                       \
+        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_FETCH, source, zero, pe)                         \
+    }                                                                                     \
+    void gshmem_##C##N##_atomic_set(GSHMEMI_CTXA_##C T *dest, T value, int pe)            \
+    {                                                                                     \
+        GSHMEMI_AMO_CALL(C, N, "set")                                                     \
+        GSHMEMI_AMO_N(DT, GSHMEMI_AMO_SET, dest, value, pe)                               \
+    }                                                                                     \
+    T gshmem_##C##N##_atomic_swap(GSHMEMI_CTXA_##C T *dest, T value, int pe)              \
+    {                                                                                     \
+        GSHMEMI_AMO_CALL(C, N, "swap")                                                    \
+        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_SWAP, dest, value, pe)                           \
+    }                                                                                     \
+    void gshmem_##C##N##_atomic_fetch_nbi(GSHMEMI_CTXA_##C T *fetch, const T *source,     \
+                                          int pe)                                         \
+    {                                                                                     \
+        GSHMEMI_AMO_CALL(C, N, "fetch_nbi")                                               \
+        T zero = 0;                                                                       \
         gshmemi_amo_into(call, c, GSHMEMI_AMO_FETCH, DT, fetch, source, &zero, NULL, pe); \
-    }                                                                                 \
-    void gshmem_##C##N##_atomic_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, T value, \
-                                         int pe)                                      \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "swap_nbi")                                            \
-        gshmemi_amo_into(call, c, GSHMEMI_AMO_SWAP, DT, fetch, dest, &value, NULL, pe); \
+    }                                                                                     \
+    void gshmem_##C##N##_atomic_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, T value,     \
+                                         int pe)                                          \
+    {                                                                                     \
+        GSHMEMI_AMO_CALL(C, N, "swap_nbi")                                                \
+        gshmemi_amo_into(call, c, GSHMEMI_AMO_SWAP, DT, fetch, dest, &value, NULL, pe);   \
     }
 
 /* The standard types: the above and add, inc, compare_swap. */
-#define GSHMEMI_DEF_AMO_C(C, T, N, DT)                                                \
-    GSHMEMI_DEF_AMO_EXT_C(C, T, N, DT)                                                \
-    T gshmem_##C##N##_atomic_fetch_add(GSHMEMI_CTXA_##C T *dest, T value, int pe) \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "fetch_add")                                           \
-        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_FETCH_ADD, dest, value, pe)                  \
-    }                                                                                 \
-    void gshmem_##C##N##_atomic_add(GSHMEMI_CTXA_##C T *dest, T value, int pe)   \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "add")                                                 \
-        GSHMEMI_AMO_N(DT, GSHMEMI_AMO_ADD, dest, value, pe)                           \
-    }                                                                                 \
-    T gshmem_##C##N##_atomic_compare_swap(GSHMEMI_CTXA_##C T *dest, T cond, T value, \
-                                          int pe)                                     \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "compare_swap")                                        \
-        T old;                                                                        \
-        gshmemi_amo_on(call, c, GSHMEMI_AMO_CSWAP, DT, dest, &value, &cond, &old, pe); \
-        return old;                                                                   \
-    }                                                                                 \
-    void gshmem_##C##N##_atomic_inc(GSHMEMI_CTXA_##C T *dest, int pe)            \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "inc")                                                 \
-        T one = 1;                                                                    \
-        GSHMEMI_AMO_N(DT, GSHMEMI_AMO_ADD, dest, one, pe)                             \
-    }                                                                                 \
-    T gshmem_##C##N##_atomic_fetch_inc(GSHMEMI_CTXA_##C T *dest, int pe)         \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "fetch_inc")                                           \
-        T one = 1;                                                                    \
-        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_FETCH_ADD, dest, one, pe)                    \
-    }                                                                                 \
-    void gshmem_##C##N##_atomic_fetch_add_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
-                                              T value, int pe)                        \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "fetch_add_nbi")                                       \
+#define GSHMEMI_DEF_AMO_C(C, T, N, DT)                                                       \
+    GSHMEMI_DEF_AMO_EXT_C(C, T, N, DT)                                                       \
+    T gshmem_##C##N##_atomic_fetch_add(GSHMEMI_CTXA_##C T *dest, T value, int pe)            \
+    {                                                                                        \
+        GSHMEMI_AMO_CALL(C, N, "fetch_add")                                                  \
+        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_FETCH_ADD, dest, value, pe)                         \
+    }                                                                                        \
+    void gshmem_##C##N##_atomic_add(GSHMEMI_CTXA_##C T *dest, T value, int pe)               \
+    {                                                                                        \
+        GSHMEMI_AMO_CALL(C, N, "add")                                                        \
+        GSHMEMI_AMO_N(DT, GSHMEMI_AMO_ADD, dest, value, pe)                                  \
+    }                                                                                        \
+    T gshmem_##C##N##_atomic_compare_swap(GSHMEMI_CTXA_##C T *dest, T cond, T value,         \
+                                          int pe)                                            \
+    {                                                                                        \
+        GSHMEMI_AMO_CALL(C, N, "compare_swap")                                               \
+        T old;                                                                               \
+        gshmemi_amo_on(call, c, GSHMEMI_AMO_CSWAP, DT, dest, &value, &cond, &old, pe);       \
+        return old;                                                                          \
+    }                                                                                        \
+    void gshmem_##C##N##_atomic_inc(GSHMEMI_CTXA_##C T *dest, int pe)                        \
+    {                                                                                        \
+        GSHMEMI_AMO_CALL(C, N, "inc")                                                        \
+        T one = 1;                                                                           \
+        GSHMEMI_AMO_N(DT, GSHMEMI_AMO_ADD, dest, one, pe)                                    \
+    }                                                                                        \
+    T gshmem_##C##N##_atomic_fetch_inc(GSHMEMI_CTXA_##C T *dest, int pe)                     \
+    {                                                                                        \
+        GSHMEMI_AMO_CALL(C, N, "fetch_inc")                                                  \
+        T one = 1;                                                                           \
+        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_FETCH_ADD, dest, one, pe)                           \
+    }                                                                                        \
+    void gshmem_##C##N##_atomic_fetch_add_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,            \
+                                              T value, int pe)                               \
+    {                                                                                        \
+        GSHMEMI_AMO_CALL(C, N, "fetch_add_nbi")                                              \
         gshmemi_amo_into(call, c, GSHMEMI_AMO_FETCH_ADD, DT, fetch, dest, &value, NULL, pe); \
-    }                                                                                 \
-    void gshmem_##C##N##_atomic_fetch_inc_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
-                                              int pe)                                 \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "fetch_inc_nbi")                                       \
-        T one = 1;                                                                    \
-        gshmemi_amo_into(call, c, GSHMEMI_AMO_FETCH_ADD, DT, fetch, dest, &one, NULL, pe); \
-    }                                                                                 \
-    void gshmem_##C##N##_atomic_compare_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
-                                                 T cond, T value, int pe)             \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "compare_swap_nbi")                                    \
-        gshmemi_amo_into(call, c, GSHMEMI_AMO_CSWAP, DT, fetch, dest, &value, &cond, pe); \
+    }                                                                                        \
+    void gshmem_##C##N##_atomic_fetch_inc_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,            \
+                                              int pe)                                        \
+    {                                                                                        \
+        GSHMEMI_AMO_CALL(C, N, "fetch_inc_nbi")                                              \
+        T one = 1;                                                                           \
+        gshmemi_amo_into(call, c, GSHMEMI_AMO_FETCH_ADD, DT, fetch, dest, &one, NULL, pe);   \
+    }                                                                                        \
+    void gshmem_##C##N##_atomic_compare_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,         \
+                                                 T cond, T value, int pe)                    \
+    {                                                                                        \
+        GSHMEMI_AMO_CALL(C, N, "compare_swap_nbi")                                           \
+        gshmemi_amo_into(call, c, GSHMEMI_AMO_CSWAP, DT, fetch, dest, &value, &cond, pe);    \
     }
 
 /* and, or, xor: the plain, fetching and fetching _nbi form of one op. */
 #define GSHMEMI_DEF_AMO_BIT_OP(C, T, N, DT, OPN, OP, FOP)                             \
-    void gshmem_##C##N##_atomic_##OPN(GSHMEMI_CTXA_##C T *dest, T value, int pe) \
+    void gshmem_##C##N##_atomic_##OPN(GSHMEMI_CTXA_##C T *dest, T value, int pe)      \
     {                                                                                 \
         GSHMEMI_AMO_CALL(C, N, #OPN)                                                  \
         GSHMEMI_AMO_N(DT, OP, dest, value, pe)                                        \
     }                                                                                 \
-    T gshmem_##C##N##_atomic_fetch_##OPN(GSHMEMI_CTXA_##C T *dest, T value, int pe) \
+    T gshmem_##C##N##_atomic_fetch_##OPN(GSHMEMI_CTXA_##C T *dest, T value, int pe)   \
     {                                                                                 \
         GSHMEMI_AMO_CALL(C, N, "fetch_" #OPN)                                         \
         GSHMEMI_AMO_V(T, DT, FOP, dest, value, pe)                                    \

@@ -84,11 +84,11 @@ void gshmemi_rma_get_on(const char *call, gshmemi_ctx_t *c, void *dest, const vo
 
 /* gshmem_<C><D>mem<NBI> for C empty (the default context) or ctx_ (the
  * argument ctx), D put or get. */
-#define GSHMEMI_DEF_RMA_MEM(C, D, NBI, nbi)                                            \
-    void gshmem_##C##D##mem##NBI(GSHMEMI_CTXA_##C void *dest, const void *source,  \
-                                 size_t nelems, int pe)                                \
-    {                                                                                  \
-        const char *call = "gshmem_" #C #D "mem" #NBI;                                 \
+#define GSHMEMI_DEF_RMA_MEM(C, D, NBI, nbi)                                                  \
+    void gshmem_##C##D##mem##NBI(GSHMEMI_CTXA_##C void *dest, const void *source,            \
+                                 size_t nelems, int pe)                                      \
+    {                                                                                        \
+        const char *call = "gshmem_" #C #D "mem" #NBI;                                       \
         gshmemi_rma_##D##_on(call, GSHMEMI_CTX_OF_##C(call), dest, source, nelems, pe, nbi); \
     }
 #define GSHMEMI_DEF_RMA_MEM_ALL(C)                                                     \

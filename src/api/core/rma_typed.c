@@ -105,60 +105,60 @@ static void gshmemi_rma_xfer_n(const char *call, gshmemi_ctx_t *c, int is_put, v
 
 /* gshmem_<C><PRE><D><SUF>, its _nbi form and gshmem_<C><PRE>i<D><SUF> for D
  * put (IS_PUT 1) or get, on elements of SIZE bytes through pointers PT, CPT. */
-#define GSHMEMI_DEF_RMA_DIR(C, PT, CPT, PRE, D, SUF, SIZE, IS_PUT)                    \
-    void gshmem_##C##PRE##D##SUF(GSHMEMI_CTXA_##C PT dest, CPT source, size_t nelems, \
-                                 int pe)                                             \
-    {                                                                                \
-        const char *call = "gshmem_" #C #PRE #D #SUF;                                \
-        gshmemi_rma_xfer_n(call, GSHMEMI_CTX_OF_##C(call), IS_PUT, dest, source, nelems, \
-                           SIZE, pe, 0);                                             \
-    }                                                                                \
-    void gshmem_##C##PRE##D##SUF##_nbi(GSHMEMI_CTXA_##C PT dest, CPT source,     \
-                                       size_t nelems, int pe)                        \
-    {                                                                                \
-        const char *call = "gshmem_" #C #PRE #D #SUF "_nbi";                         \
-        gshmemi_rma_xfer_n(call, GSHMEMI_CTX_OF_##C(call), IS_PUT, dest, source, nelems, \
-                           SIZE, pe, 1);                                             \
-    }                                                                                \
-    void gshmem_##C##PRE##i##D##SUF(GSHMEMI_CTXA_##C PT dest, CPT source,        \
-                                    ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-    {                                                                                \
-        const char *call = "gshmem_" #C #PRE "i" #D #SUF;                            \
+#define GSHMEMI_DEF_RMA_DIR(C, PT, CPT, PRE, D, SUF, SIZE, IS_PUT)                        \
+    void gshmem_##C##PRE##D##SUF(GSHMEMI_CTXA_##C PT dest, CPT source, size_t nelems,     \
+                                 int pe)                                                  \
+    {                                                                                     \
+        const char *call = "gshmem_" #C #PRE #D #SUF;                                     \
+        gshmemi_rma_xfer_n(call, GSHMEMI_CTX_OF_##C(call), IS_PUT, dest, source, nelems,  \
+                           SIZE, pe, 0);                                                  \
+    }                                                                                     \
+    void gshmem_##C##PRE##D##SUF##_nbi(GSHMEMI_CTXA_##C PT dest, CPT source,              \
+                                       size_t nelems, int pe)                             \
+    {                                                                                     \
+        const char *call = "gshmem_" #C #PRE #D #SUF "_nbi";                              \
+        gshmemi_rma_xfer_n(call, GSHMEMI_CTX_OF_##C(call), IS_PUT, dest, source, nelems,  \
+                           SIZE, pe, 1);                                                  \
+    }                                                                                     \
+    void gshmem_##C##PRE##i##D##SUF(GSHMEMI_CTXA_##C PT dest, CPT source,                 \
+                                    ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)  \
+    {                                                                                     \
+        const char *call = "gshmem_" #C #PRE "i" #D #SUF;                                 \
         gshmemi_rma_strided_on(call, GSHMEMI_CTX_OF_##C(call), IS_PUT, dest, source, dst, \
-                               sst, SIZE, nelems, pe);                               \
+                               sst, SIZE, nelems, pe);                                    \
     }
-#define GSHMEMI_DEF_RMA_N(C, PT, CPT, PRE, SUF, SIZE)                                \
-    GSHMEMI_DEF_RMA_DIR(C, PT, CPT, PRE, put, SUF, SIZE, 1)                          \
+#define GSHMEMI_DEF_RMA_N(C, PT, CPT, PRE, SUF, SIZE)                                 \
+    GSHMEMI_DEF_RMA_DIR(C, PT, CPT, PRE, put, SUF, SIZE, 1)                           \
     GSHMEMI_DEF_RMA_DIR(C, PT, CPT, PRE, get, SUF, SIZE, 0)
 
 /* put-with-signal of nelems T (NBI: empty or _nbi, nbi 0 or 1). */
-#define GSHMEMI_DEF_RMA_SIG(C, T, N, NBI, nbi)                                        \
-    void gshmem_##C##N##_put_signal##NBI(GSHMEMI_CTXA_##C T *dest, const T *source, \
-                                         size_t nelems, uint64_t *sig_addr,           \
-                                         uint64_t signal, int sig_op, int pe)         \
-    {                                                                                 \
-        const char *call = "gshmem_" #C #N "_put_signal" #NBI;                        \
-        gshmemi_signal_put(call, GSHMEMI_CTX_OF_##C(call), dest, source,              \
+#define GSHMEMI_DEF_RMA_SIG(C, T, N, NBI, nbi)                                           \
+    void gshmem_##C##N##_put_signal##NBI(GSHMEMI_CTXA_##C T *dest, const T *source,      \
+                                         size_t nelems, uint64_t *sig_addr,              \
+                                         uint64_t signal, int sig_op, int pe)            \
+    {                                                                                    \
+        const char *call = "gshmem_" #C #N "_put_signal" #NBI;                           \
+        gshmemi_signal_put(call, GSHMEMI_CTX_OF_##C(call), dest, source,                 \
                            gshmemi_rma_bytes(call, nelems, sizeof(T)), sig_addr, signal, \
-                           sig_op, pe, nbi);                                          \
+                           sig_op, pe, nbi);                                             \
     }
 
 /* The typed forms of one element type: the above, p, g, put_signal. */
-#define GSHMEMI_DEF_RMA_C(C, T, N)                                                    \
-    GSHMEMI_DEF_RMA_N(C, T *, const T *, N##_, , sizeof(T))                           \
-    void gshmem_##C##N##_p(GSHMEMI_CTXA_##C T *dest, T value, int pe)            \
-    {                                                                                 \
-        const char *call = "gshmem_" #C #N "_p";                                      \
-        gshmemi_rma_put_on(call, GSHMEMI_CTX_OF_##C(call), dest, &value, sizeof(T), pe, 0); \
-    }                                                                                 \
-    T gshmem_##C##N##_g(GSHMEMI_CTXA_##C const T *source, int pe)                \
-    {                                                                                 \
-        const char *call = "gshmem_" #C #N "_g";                                      \
-        T value;                                                                      \
+#define GSHMEMI_DEF_RMA_C(C, T, N)                                                            \
+    GSHMEMI_DEF_RMA_N(C, T *, const T *, N##_, , sizeof(T))                                   \
+    void gshmem_##C##N##_p(GSHMEMI_CTXA_##C T *dest, T value, int pe)                         \
+    {                                                                                         \
+        const char *call = "gshmem_" #C #N "_p";                                              \
+        gshmemi_rma_put_on(call, GSHMEMI_CTX_OF_##C(call), dest, &value, sizeof(T), pe, 0);   \
+    }                                                                                         \
+    T gshmem_##C##N##_g(GSHMEMI_CTXA_##C const T *source, int pe)                             \
+    {                                                                                         \
+        const char *call = "gshmem_" #C #N "_g";                                              \
+        T value;                                                                              \
         gshmemi_rma_get_on(call, GSHMEMI_CTX_OF_##C(call), &value, source, sizeof(T), pe, 0); \
-        return value;                                                                 \
-    }                                                                                 \
-    GSHMEMI_DEF_RMA_SIG(C, T, N, , 0)                                                 \
+        return value;                                                                         \
+    }                                                                                         \
+    GSHMEMI_DEF_RMA_SIG(C, T, N, , 0)                                                         \
     GSHMEMI_DEF_RMA_SIG(C, T, N, _nbi, 1)
 #define GSHMEMI_DEF_RMA(T, N) GSHMEMI_DEF_RMA_C(, T, N) GSHMEMI_DEF_RMA_C(ctx_, T, N)
 

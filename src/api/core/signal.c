@@ -40,15 +40,15 @@ void gshmemi_signal_put(const char *call, gshmemi_ctx_t *c, void *dest, const vo
 }
 
 /* gshmem_<C>putmem_signal<NBI>: C empty (the default context) or ctx_. */
-#define GSHMEMI_DEF_SIGNAL(C, NBI, nbi)                                                \
-    void gshmem_##C##putmem_signal##NBI(GSHMEMI_CTXA_##C void *dest,              \
-                                        const void *source, size_t nelems,             \
-                                        uint64_t *sig_addr, uint64_t signal, int sig_op, \
-                                        int pe)                                        \
-    {                                                                                  \
-        const char *call = "gshmem_" #C "putmem_signal" #NBI;                          \
+#define GSHMEMI_DEF_SIGNAL(C, NBI, nbi)                                                    \
+    void gshmem_##C##putmem_signal##NBI(GSHMEMI_CTXA_##C void *dest,                       \
+                                        const void *source, size_t nelems,                 \
+                                        uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                        int pe)                                            \
+    {                                                                                      \
+        const char *call = "gshmem_" #C "putmem_signal" #NBI;                              \
         gshmemi_signal_put(call, GSHMEMI_CTX_OF_##C(call), dest, source, nelems, sig_addr, \
-                           signal, sig_op, pe, nbi);                                   \
+                           signal, sig_op, pe, nbi);                                       \
     }
 GSHMEMI_DEF_SIGNAL(, , 0)
 GSHMEMI_DEF_SIGNAL(, _nbi, 1)
