@@ -58,9 +58,35 @@ static void gshmemi_amo_into(const char *call, gshmemi_ctx_t *c, gshmemi_amo_op_
     T old;                                                                            \
     gshmemi_amo_on(call, c, OP, DT, dest, &value, NULL, &old, pe);                    \
     return old;
-/* A non-fetching one. */
-#define GSHMEMI_AMO_N(DT, OP, dest, value, pe)                                        \
-    gshmemi_amo_on(call, c, OP, DT, dest, &value, NULL, NULL, pe);
+
+/* The three shapes most calls share, for op OP named NAME with operand
+ * VAL (value: the argument; 1: none, inc): returning the old value (FV),
+ * returning nothing (NV), the old value into *fetch (INTO). */
+#define GSHMEMI_AMO_VP_value(T) T value,
+#define GSHMEMI_AMO_VP_1(T)
+#define GSHMEMI_DEF_AMO_FV(C, T, N, DT, NAME, OP, VAL)                                        \
+    T gshmem_##C##N##_atomic_##NAME(GSHMEMI_CTXA_##C T *dest, GSHMEMI_AMO_VP_##VAL(T) int pe) \
+    {                                                                                         \
+        GSHMEMI_AMO_CALL(C, N, #NAME)                                                         \
+        T v = (VAL);                                                                          \
+        GSHMEMI_AMO_V(T, DT, OP, dest, v, pe)                                                 \
+    }
+#define GSHMEMI_DEF_AMO_NV(C, T, N, DT, NAME, OP, VAL)                                    \
+    void gshmem_##C##N##_atomic_##NAME(GSHMEMI_CTXA_##C T *dest, GSHMEMI_AMO_VP_##VAL(T)  \
+                                       int pe)                                            \
+    {                                                                                     \
+        GSHMEMI_AMO_CALL(C, N, #NAME)                                                     \
+        T v = (VAL);                                                                      \
+        gshmemi_amo_on(call, c, OP, DT, dest, &v, NULL, NULL, pe);                        \
+    }
+#define GSHMEMI_DEF_AMO_INTO(C, T, N, DT, NAME, OP, VAL)                                  \
+    void gshmem_##C##N##_atomic_##NAME(GSHMEMI_CTXA_##C T *fetch, T *dest,                \
+                                       GSHMEMI_AMO_VP_##VAL(T) int pe)                    \
+    {                                                                                     \
+        GSHMEMI_AMO_CALL(C, N, #NAME)                                                     \
+        T v = (VAL);                                                                      \
+        gshmemi_amo_into(call, c, OP, DT, fetch, dest, &v, NULL, pe);                     \
+    }
 
 /* fetch, set, swap and their _nbi forms: every AMO type. */
 #define GSHMEMI_DEF_AMO_EXT_C(C, T, N, DT)                                                \
@@ -70,16 +96,6 @@ static void gshmemi_amo_into(const char *call, gshmemi_ctx_t *c, gshmemi_amo_op_
         T zero = 0;                                                                       \
         GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_FETCH, source, zero, pe)                         \
     }                                                                                     \
-    void gshmem_##C##N##_atomic_set(GSHMEMI_CTXA_##C T *dest, T value, int pe)            \
-    {                                                                                     \
-        GSHMEMI_AMO_CALL(C, N, "set")                                                     \
-        GSHMEMI_AMO_N(DT, GSHMEMI_AMO_SET, dest, value, pe)                               \
-    }                                                                                     \
-    T gshmem_##C##N##_atomic_swap(GSHMEMI_CTXA_##C T *dest, T value, int pe)              \
-    {                                                                                     \
-        GSHMEMI_AMO_CALL(C, N, "swap")                                                    \
-        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_SWAP, dest, value, pe)                           \
-    }                                                                                     \
     void gshmem_##C##N##_atomic_fetch_nbi(GSHMEMI_CTXA_##C T *fetch, const T *source,     \
                                           int pe)                                         \
     {                                                                                     \
@@ -87,84 +103,39 @@ static void gshmemi_amo_into(const char *call, gshmemi_ctx_t *c, gshmemi_amo_op_
         T zero = 0;                                                                       \
         gshmemi_amo_into(call, c, GSHMEMI_AMO_FETCH, DT, fetch, source, &zero, NULL, pe); \
     }                                                                                     \
-    void gshmem_##C##N##_atomic_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, T value,     \
-                                         int pe)                                          \
-    {                                                                                     \
-        GSHMEMI_AMO_CALL(C, N, "swap_nbi")                                                \
-        gshmemi_amo_into(call, c, GSHMEMI_AMO_SWAP, DT, fetch, dest, &value, NULL, pe);   \
-    }
+    GSHMEMI_DEF_AMO_NV(C, T, N, DT, set, GSHMEMI_AMO_SET, value)                          \
+    GSHMEMI_DEF_AMO_FV(C, T, N, DT, swap, GSHMEMI_AMO_SWAP, value)                        \
+    GSHMEMI_DEF_AMO_INTO(C, T, N, DT, swap_nbi, GSHMEMI_AMO_SWAP, value)
 
-/* The standard types: the above and add, inc, compare_swap. */
-#define GSHMEMI_DEF_AMO_C(C, T, N, DT)                                                       \
-    GSHMEMI_DEF_AMO_EXT_C(C, T, N, DT)                                                       \
-    T gshmem_##C##N##_atomic_fetch_add(GSHMEMI_CTXA_##C T *dest, T value, int pe)            \
-    {                                                                                        \
-        GSHMEMI_AMO_CALL(C, N, "fetch_add")                                                  \
-        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_FETCH_ADD, dest, value, pe)                         \
-    }                                                                                        \
-    void gshmem_##C##N##_atomic_add(GSHMEMI_CTXA_##C T *dest, T value, int pe)               \
-    {                                                                                        \
-        GSHMEMI_AMO_CALL(C, N, "add")                                                        \
-        GSHMEMI_AMO_N(DT, GSHMEMI_AMO_ADD, dest, value, pe)                                  \
-    }                                                                                        \
-    T gshmem_##C##N##_atomic_compare_swap(GSHMEMI_CTXA_##C T *dest, T cond, T value,         \
-                                          int pe)                                            \
-    {                                                                                        \
-        GSHMEMI_AMO_CALL(C, N, "compare_swap")                                               \
-        T old;                                                                               \
-        gshmemi_amo_on(call, c, GSHMEMI_AMO_CSWAP, DT, dest, &value, &cond, &old, pe);       \
-        return old;                                                                          \
-    }                                                                                        \
-    void gshmem_##C##N##_atomic_inc(GSHMEMI_CTXA_##C T *dest, int pe)                        \
-    {                                                                                        \
-        GSHMEMI_AMO_CALL(C, N, "inc")                                                        \
-        T one = 1;                                                                           \
-        GSHMEMI_AMO_N(DT, GSHMEMI_AMO_ADD, dest, one, pe)                                    \
-    }                                                                                        \
-    T gshmem_##C##N##_atomic_fetch_inc(GSHMEMI_CTXA_##C T *dest, int pe)                     \
-    {                                                                                        \
-        GSHMEMI_AMO_CALL(C, N, "fetch_inc")                                                  \
-        T one = 1;                                                                           \
-        GSHMEMI_AMO_V(T, DT, GSHMEMI_AMO_FETCH_ADD, dest, one, pe)                           \
-    }                                                                                        \
-    void gshmem_##C##N##_atomic_fetch_add_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,            \
-                                              T value, int pe)                               \
-    {                                                                                        \
-        GSHMEMI_AMO_CALL(C, N, "fetch_add_nbi")                                              \
-        gshmemi_amo_into(call, c, GSHMEMI_AMO_FETCH_ADD, DT, fetch, dest, &value, NULL, pe); \
-    }                                                                                        \
-    void gshmem_##C##N##_atomic_fetch_inc_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,            \
-                                              int pe)                                        \
-    {                                                                                        \
-        GSHMEMI_AMO_CALL(C, N, "fetch_inc_nbi")                                              \
-        T one = 1;                                                                           \
-        gshmemi_amo_into(call, c, GSHMEMI_AMO_FETCH_ADD, DT, fetch, dest, &one, NULL, pe);   \
-    }                                                                                        \
-    void gshmem_##C##N##_atomic_compare_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,         \
-                                                 T cond, T value, int pe)                    \
-    {                                                                                        \
-        GSHMEMI_AMO_CALL(C, N, "compare_swap_nbi")                                           \
-        gshmemi_amo_into(call, c, GSHMEMI_AMO_CSWAP, DT, fetch, dest, &value, &cond, pe);    \
+/* The standard types: the above, add, inc, compare_swap. */
+#define GSHMEMI_DEF_AMO_C(C, T, N, DT)                                                    \
+    GSHMEMI_DEF_AMO_EXT_C(C, T, N, DT)                                                    \
+    GSHMEMI_DEF_AMO_FV(C, T, N, DT, fetch_add, GSHMEMI_AMO_FETCH_ADD, value)              \
+    GSHMEMI_DEF_AMO_NV(C, T, N, DT, add, GSHMEMI_AMO_ADD, value)                          \
+    GSHMEMI_DEF_AMO_INTO(C, T, N, DT, fetch_add_nbi, GSHMEMI_AMO_FETCH_ADD, value)        \
+    GSHMEMI_DEF_AMO_NV(C, T, N, DT, inc, GSHMEMI_AMO_ADD, 1)                              \
+    GSHMEMI_DEF_AMO_FV(C, T, N, DT, fetch_inc, GSHMEMI_AMO_FETCH_ADD, 1)                  \
+    GSHMEMI_DEF_AMO_INTO(C, T, N, DT, fetch_inc_nbi, GSHMEMI_AMO_FETCH_ADD, 1)            \
+    T gshmem_##C##N##_atomic_compare_swap(GSHMEMI_CTXA_##C T *dest, T cond, T value,      \
+                                          int pe)                                         \
+    {                                                                                     \
+        GSHMEMI_AMO_CALL(C, N, "compare_swap")                                            \
+        T old;                                                                            \
+        gshmemi_amo_on(call, c, GSHMEMI_AMO_CSWAP, DT, dest, &value, &cond, &old, pe);    \
+        return old;                                                                       \
+    }                                                                                     \
+    void gshmem_##C##N##_atomic_compare_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,      \
+                                                 T cond, T value, int pe)                 \
+    {                                                                                     \
+        GSHMEMI_AMO_CALL(C, N, "compare_swap_nbi")                                        \
+        gshmemi_amo_into(call, c, GSHMEMI_AMO_CSWAP, DT, fetch, dest, &value, &cond, pe); \
     }
 
 /* and, or, xor: the plain, fetching and fetching _nbi form of one op. */
-#define GSHMEMI_DEF_AMO_BIT_OP(C, T, N, DT, OPN, OP, FOP)                             \
-    void gshmem_##C##N##_atomic_##OPN(GSHMEMI_CTXA_##C T *dest, T value, int pe)      \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, #OPN)                                                  \
-        GSHMEMI_AMO_N(DT, OP, dest, value, pe)                                        \
-    }                                                                                 \
-    T gshmem_##C##N##_atomic_fetch_##OPN(GSHMEMI_CTXA_##C T *dest, T value, int pe)   \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "fetch_" #OPN)                                         \
-        GSHMEMI_AMO_V(T, DT, FOP, dest, value, pe)                                    \
-    }                                                                                 \
-    void gshmem_##C##N##_atomic_fetch_##OPN##_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
-                                                  T value, int pe)                    \
-    {                                                                                 \
-        GSHMEMI_AMO_CALL(C, N, "fetch_" #OPN "_nbi")                                  \
-        gshmemi_amo_into(call, c, FOP, DT, fetch, dest, &value, NULL, pe);            \
-    }
+#define GSHMEMI_DEF_AMO_BIT_OP(C, T, N, DT, OPN, OP, FOP)                                 \
+    GSHMEMI_DEF_AMO_NV(C, T, N, DT, OPN, OP, value)                                       \
+    GSHMEMI_DEF_AMO_FV(C, T, N, DT, fetch_##OPN, FOP, value)                              \
+    GSHMEMI_DEF_AMO_INTO(C, T, N, DT, fetch_##OPN##_nbi, FOP, value)
 #define GSHMEMI_DEF_AMO_BIT_C(C, T, N, DT)                                            \
     GSHMEMI_DEF_AMO_BIT_OP(C, T, N, DT, and, GSHMEMI_AMO_AND, GSHMEMI_AMO_FETCH_AND)  \
     GSHMEMI_DEF_AMO_BIT_OP(C, T, N, DT, or, GSHMEMI_AMO_OR, GSHMEMI_AMO_FETCH_OR)     \
