@@ -10,7 +10,8 @@
  * - Blocking put returns when the source may be reused; get returns with the
  *   data in place. _nbi forms complete at gshmem_quiet().
  * - gshmem_fence orders puts/AMOs/signals to each PE; gshmem_quiet completes
- *   them all and makes them visible at their targets.
+ *   them all and makes them visible at their targets (those of the default
+ *   context: each context has its own, see "contexts").
  * - Zero-byte operations are no-ops (no address check either).
  * - Allocation calls are collective over all PEs and give the same offset
  *   on every PE; they imply a barrier, like shmem_malloc.
@@ -101,39 +102,62 @@ void *gshmem_malloc_with_hints(size_t size, long hints);
 int gshmem_register(void *addr, size_t length);
 int gshmem_unregister(void *addr);
 
+/* ---- contexts (the handle; the calls are below) ---------------------- */
+typedef struct gshmem_ctx_handle *gshmem_ctx_t;   /* opaque: never dereferenced */
+#define GSHMEM_CTX_INVALID ((gshmem_ctx_t)0)
+#define GSHMEM_CTX_DEFAULT ((gshmem_ctx_t)1)
+/* Every RMA, AMO and signal call below also comes as gshmem_ctx_<name> with
+ * a context first (OpenSHMEM's shmem_ctx_ forms): the operation is issued
+ * on that context, completed by its gshmem_ctx_quiet (see "contexts"). */
+#define GSHMEMI_CTXA_
+#define GSHMEMI_CTXA_ctx_ gshmem_ctx_t ctx,
+
 /* ---- RMA -------------------------------------------------------------- */
-void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe);
-void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe);
-void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+#define GSHMEMI_DECL_RMA_MEM(C)                                                  \
+    void gshmem_##C##putmem(GSHMEMI_CTXA_##C void *dest, const void *source,     \
+                            size_t nelems, int pe);                              \
+    void gshmem_##C##getmem(GSHMEMI_CTXA_##C void *dest, const void *source,     \
+                            size_t nelems, int pe);                              \
+    void gshmem_##C##putmem_nbi(GSHMEMI_CTXA_##C void *dest, const void *source, \
+                                size_t nelems, int pe);                          \
+    void gshmem_##C##getmem_nbi(GSHMEMI_CTXA_##C void *dest, const void *source, \
+                                size_t nelems, int pe);
+GSHMEMI_DECL_RMA_MEM()
+GSHMEMI_DECL_RMA_MEM(ctx_)
 
 /* Strided: element i of source (at source + i * sst elements) goes to
  * dest + i * dst elements; strides in elements, any sign. Where both are 1
  * it is one contiguous put/get; where the remote side is contiguous (dst
  * of iput, sst of iget) and the heap is a host heap, the local side is
  * packed into one message; otherwise one put/get per element (nbi, then a
- * quiet: the call completes every nbi operation of the caller too). */
+ * quiet: the call completes every nbi operation of its context too). */
 void gshmem_iputmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
                     size_t elem_size, size_t nelems, int pe);
 void gshmem_igetmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
                     size_t elem_size, size_t nelems, int pe);
 
-#define GSHMEMI_DECL_RMA(T, N)                                                   \
-    void gshmem_##N##_p(T *dest, T value, int pe);                               \
-    T gshmem_##N##_g(const T *source, int pe);                                   \
-    void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);      \
-    void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);      \
-    void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);  \
-    void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);  \
-    void gshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
-                           size_t nelems, int pe);                               \
-    void gshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
-                           size_t nelems, int pe);                               \
-    void gshmem_##N##_put_signal(T *dest, const T *source, size_t nelems,        \
-                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
-    void gshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,    \
-                                     uint64_t *sig_addr, uint64_t signal, int sig_op, \
-                                     int pe);
+#define GSHMEMI_DECL_RMA_C(T, N, C)                                                     \
+    void gshmem_##C##N##_p(GSHMEMI_CTXA_##C T *dest, T value, int pe);                  \
+    T gshmem_##C##N##_g(GSHMEMI_CTXA_##C const T *source, int pe);                      \
+    void gshmem_##C##N##_put(GSHMEMI_CTXA_##C T *dest, const T *source, size_t nelems,  \
+                             int pe);                                                   \
+    void gshmem_##C##N##_get(GSHMEMI_CTXA_##C T *dest, const T *source, size_t nelems,  \
+                             int pe);                                                   \
+    void gshmem_##C##N##_put_nbi(GSHMEMI_CTXA_##C T *dest, const T *source,             \
+                                 size_t nelems, int pe);                                \
+    void gshmem_##C##N##_get_nbi(GSHMEMI_CTXA_##C T *dest, const T *source,             \
+                                 size_t nelems, int pe);                                \
+    void gshmem_##C##N##_iput(GSHMEMI_CTXA_##C T *dest, const T *source, ptrdiff_t dst, \
+                              ptrdiff_t sst, size_t nelems, int pe);                    \
+    void gshmem_##C##N##_iget(GSHMEMI_CTXA_##C T *dest, const T *source, ptrdiff_t dst, \
+                              ptrdiff_t sst, size_t nelems, int pe);                    \
+    void gshmem_##C##N##_put_signal(GSHMEMI_CTXA_##C T *dest, const T *source,          \
+                                    size_t nelems, uint64_t *sig_addr, uint64_t signal, \
+                                    int sig_op, int pe);                                \
+    void gshmem_##C##N##_put_signal_nbi(GSHMEMI_CTXA_##C T *dest, const T *source,      \
+                                        size_t nelems, uint64_t *sig_addr,              \
+                                        uint64_t signal, int sig_op, int pe);
+#define GSHMEMI_DECL_RMA(T, N) GSHMEMI_DECL_RMA_C(T, N, ) GSHMEMI_DECL_RMA_C(T, N, ctx_)
 GSHMEMI_DECL_RMA(int8_t, int8)
 GSHMEMI_DECL_RMA(int16_t, int16)
 GSHMEMI_DECL_RMA(int32_t, int32)
@@ -147,15 +171,20 @@ GSHMEMI_DECL_RMA(double, double)
 GSHMEMI_DECL_RMA(long double, longdouble)
 
 /* Sized forms: nelems elements of BITS / 8 bytes. */
-#define GSHMEMI_DECL_SIZED(BITS)                                                  \
-    void gshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe); \
-    void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe); \
-    void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe); \
-    void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe); \
-    void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
-                           size_t nelems, int pe);                                \
-    void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
-                           size_t nelems, int pe);
+#define GSHMEMI_DECL_SIZED_C(BITS, C)                                                 \
+    void gshmem_##C##put##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,       \
+                               size_t nelems, int pe);                                \
+    void gshmem_##C##get##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,       \
+                               size_t nelems, int pe);                                \
+    void gshmem_##C##put##BITS##_nbi(GSHMEMI_CTXA_##C void *dest, const void *source, \
+                                     size_t nelems, int pe);                          \
+    void gshmem_##C##get##BITS##_nbi(GSHMEMI_CTXA_##C void *dest, const void *source, \
+                                     size_t nelems, int pe);                          \
+    void gshmem_##C##iput##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,      \
+                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    void gshmem_##C##iget##BITS(GSHMEMI_CTXA_##C void *dest, const void *source,      \
+                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+#define GSHMEMI_DECL_SIZED(BITS) GSHMEMI_DECL_SIZED_C(BITS, ) GSHMEMI_DECL_SIZED_C(BITS, ctx_)
 GSHMEMI_DECL_SIZED(8)
 GSHMEMI_DECL_SIZED(16)
 GSHMEMI_DECL_SIZED(32)
@@ -173,34 +202,45 @@ void gshmem_sync_all(void);      /* barrier only */
  * _nbi forms write *fetch (local memory) before they return: complete
  * early, which a later quiet allows. float and double move as their
  * 32/64-bit patterns. */
-#define GSHMEMI_DECL_AMO_EXT(T, N)                                               \
-    T gshmem_##N##_atomic_fetch(const T *source, int pe);                        \
-    void gshmem_##N##_atomic_set(T *dest, T value, int pe);                      \
-    T gshmem_##N##_atomic_swap(T *dest, T value, int pe);                        \
-    void gshmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);       \
-    void gshmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);
+#define GSHMEMI_DECL_AMO_EXT_C(T, N, C)                                               \
+    T gshmem_##C##N##_atomic_fetch(GSHMEMI_CTXA_##C const T *source, int pe);         \
+    void gshmem_##C##N##_atomic_set(GSHMEMI_CTXA_##C T *dest, T value, int pe);       \
+    T gshmem_##C##N##_atomic_swap(GSHMEMI_CTXA_##C T *dest, T value, int pe);         \
+    void gshmem_##C##N##_atomic_fetch_nbi(GSHMEMI_CTXA_##C T *fetch, const T *source, \
+                                          int pe);                                    \
+    void gshmem_##C##N##_atomic_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, T value, \
+                                         int pe);
 /* Standard types (int32, int64, uint32, uint64): the extended ones, and: */
-#define GSHMEMI_DECL_AMO(T, N)                                                   \
-    GSHMEMI_DECL_AMO_EXT(T, N)                                                   \
-    T gshmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                   \
-    void gshmem_##N##_atomic_add(T *dest, T value, int pe);                      \
-    T gshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);        \
-    void gshmem_##N##_atomic_inc(T *dest, int pe);                               \
-    T gshmem_##N##_atomic_fetch_inc(T *dest, int pe);                            \
-    void gshmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);  \
-    void gshmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);           \
-    void gshmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe);
+#define GSHMEMI_DECL_AMO_C(T, N, C)                                                  \
+    GSHMEMI_DECL_AMO_EXT_C(T, N, C)                                                  \
+    T gshmem_##C##N##_atomic_fetch_add(GSHMEMI_CTXA_##C T *dest, T value, int pe);   \
+    void gshmem_##C##N##_atomic_add(GSHMEMI_CTXA_##C T *dest, T value, int pe);      \
+    T gshmem_##C##N##_atomic_compare_swap(GSHMEMI_CTXA_##C T *dest, T cond, T value, \
+                                          int pe);                                   \
+    void gshmem_##C##N##_atomic_inc(GSHMEMI_CTXA_##C T *dest, int pe);               \
+    T gshmem_##C##N##_atomic_fetch_inc(GSHMEMI_CTXA_##C T *dest, int pe);            \
+    void gshmem_##C##N##_atomic_fetch_add_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,    \
+                                              T value, int pe);                      \
+    void gshmem_##C##N##_atomic_fetch_inc_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest,    \
+                                              int pe);                               \
+    void gshmem_##C##N##_atomic_compare_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
+                                                 T cond, T value, int pe);
 /* Bitwise types (the same four here). */
+#define GSHMEMI_DECL_AMO_BIT_OP(T, N, C, OP)                                         \
+    void gshmem_##C##N##_atomic_##OP(GSHMEMI_CTXA_##C T *dest, T value, int pe);     \
+    T gshmem_##C##N##_atomic_fetch_##OP(GSHMEMI_CTXA_##C T *dest, T value, int pe);  \
+    void gshmem_##C##N##_atomic_fetch_##OP##_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
+                                                 T value, int pe);
+#define GSHMEMI_DECL_AMO_BIT_C(T, N, C)                                          \
+    GSHMEMI_DECL_AMO_BIT_OP(T, N, C, and)                                        \
+    GSHMEMI_DECL_AMO_BIT_OP(T, N, C, or)                                         \
+    GSHMEMI_DECL_AMO_BIT_OP(T, N, C, xor)
+/* Each with its gshmem_ctx_ form. */
+#define GSHMEMI_DECL_AMO_EXT(T, N)                                               \
+    GSHMEMI_DECL_AMO_EXT_C(T, N, ) GSHMEMI_DECL_AMO_EXT_C(T, N, ctx_)
+#define GSHMEMI_DECL_AMO(T, N) GSHMEMI_DECL_AMO_C(T, N, ) GSHMEMI_DECL_AMO_C(T, N, ctx_)
 #define GSHMEMI_DECL_AMO_BIT(T, N)                                               \
-    void gshmem_##N##_atomic_and(T *dest, T value, int pe);                      \
-    void gshmem_##N##_atomic_or(T *dest, T value, int pe);                       \
-    void gshmem_##N##_atomic_xor(T *dest, T value, int pe);                      \
-    T gshmem_##N##_atomic_fetch_and(T *dest, T value, int pe);                   \
-    T gshmem_##N##_atomic_fetch_or(T *dest, T value, int pe);                    \
-    T gshmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);                   \
-    void gshmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe);  \
-    void gshmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe);   \
-    void gshmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe);
+    GSHMEMI_DECL_AMO_BIT_C(T, N, ) GSHMEMI_DECL_AMO_BIT_C(T, N, ctx_)
 GSHMEMI_DECL_AMO(int32_t, int32)
 GSHMEMI_DECL_AMO(int64_t, int64)
 GSHMEMI_DECL_AMO(uint32_t, uint32)
@@ -215,10 +255,16 @@ GSHMEMI_DECL_AMO_EXT(double, double)
 /* ---- signals ---------------------------------------------------------- */
 /* The signal update (sig_op GSHMEM_SIGNAL_SET or _ADD of signal) becomes
  * visible at pe only after the data. sig_addr is a symmetric uint64_t. */
-void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
-                          uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
-                              uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+#define GSHMEMI_DECL_SIGNAL(C)                                                          \
+    void gshmem_##C##putmem_signal(GSHMEMI_CTXA_##C void *dest, const void *source,     \
+                                   size_t nelems, uint64_t *sig_addr, uint64_t signal,  \
+                                   int sig_op, int pe);                                 \
+    void gshmem_##C##putmem_signal_nbi(GSHMEMI_CTXA_##C void *dest,                     \
+                                       const void *source, size_t nelems,               \
+                                       uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                       int pe);
+GSHMEMI_DECL_SIGNAL()
+GSHMEMI_DECL_SIGNAL(ctx_)
 uint64_t gshmem_signal_fetch(const uint64_t *sig_addr);
 uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
@@ -324,14 +370,18 @@ int gshmem_team_sync(gshmem_team_t team);
 void gshmem_team_destroy(gshmem_team_t team);
 
 /* ---- contexts ----------------------------------------------------------- */
-/* Every context maps onto the default one for now: operations on a context
- * are the plain calls, and quiet/fence on a context complete/order every
- * operation of the PE (correct, conservative). A context that is not live
- * (destroyed, never created, GSHMEM_CTX_INVALID) ends the job, naming the
- * call. Options: GSHMEM_CTX_PRIVATE, _SERIALIZED, _NOSTORE, accepted. */
-typedef struct gshmem_ctx_handle *gshmem_ctx_t;   /* opaque: never dereferenced */
-#define GSHMEM_CTX_INVALID ((gshmem_ctx_t)0)
-#define GSHMEM_CTX_DEFAULT ((gshmem_ctx_t)1)
+/* A context is its own stream of operations (OpenSHMEM 1.5): the
+ * gshmem_ctx_ forms above issue on it, gshmem_ctx_quiet completes and
+ * gshmem_ctx_fence orders what was issued on it, and nothing else;
+ * gshmem_quiet, gshmem_fence and the barriers act on GSHMEM_CTX_DEFAULT
+ * only. Over ofi a context has its own completion counts, so its quiet
+ * does not wait for the others' operations; over shm everything is
+ * complete at return; over p2p and ofi's active messages (CUDA heaps) a
+ * context's quiet completes every context's operations (README,
+ * "Contexts"). A context that is not live (destroyed, never created,
+ * GSHMEM_CTX_INVALID) ends the job, naming the call and the handle.
+ * Options: GSHMEM_CTX_PRIVATE, _SERIALIZED, _NOSTORE, accepted (every
+ * context may be shared by threads). */
 #define GSHMEM_CTX_SERIALIZED (1L << 0)
 #define GSHMEM_CTX_PRIVATE (1L << 1)
 #define GSHMEM_CTX_NOSTORE (1L << 2)
@@ -341,22 +391,15 @@ typedef struct gshmem_ctx_handle *gshmem_ctx_t;   /* opaque: never dereferenced 
  * *ctx = GSHMEM_CTX_INVALID. */
 int gshmem_ctx_create(long options, gshmem_ctx_t *ctx);
 int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_ctx_t *ctx);
-/* Quiet, then destroy; GSHMEM_CTX_INVALID: no effect. */
+/* Quiet, then destroy; GSHMEM_CTX_INVALID: no effect. The contexts still
+ * live at gshmem_finalize are destroyed there, so are a team's contexts by
+ * gshmem_team_destroy. */
 void gshmem_ctx_destroy(gshmem_ctx_t ctx);
 int gshmem_ctx_get_team(gshmem_ctx_t ctx, gshmem_team_t *team);
-/* Ends the job naming call when ctx is not a live context (used by
- * shmem.h's shmem_ctx_* wrappers before the plain call). */
+/* Ends the job naming call when ctx is not a live context. */
 void gshmem_ctx_check(gshmem_ctx_t ctx, const char *call);
 void gshmem_ctx_quiet(gshmem_ctx_t ctx);
 void gshmem_ctx_fence(gshmem_ctx_t ctx);
-void gshmem_ctx_putmem(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                       int pe);
-void gshmem_ctx_getmem(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                       int pe);
-void gshmem_ctx_putmem_nbi(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                           int pe);
-void gshmem_ctx_getmem_nbi(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                           int pe);
 
 /* ---- collectives (any team) -------------------------------------------- */
 /* Collective over team's members; dest and source are symmetric; sizes in

@@ -10,8 +10,8 @@
  * synchronization (with the _all/_any/_some and _vector forms), setup and
  * query calls are here, with the C11 generic names where the compiler is
  * C11 (not C++). Teams (WORLD, SHARED, strided and 2d splits), contexts
- * (each maps onto the default one: gshmem.h) with the shmem_ctx_* forms of
- * the typed RMA and AMO calls, and the collectives and reductions on any
+ * (each its own completion and ordering: gshmem.h) with the shmem_ctx_*
+ * forms of the typed RMA and AMO calls, and the collectives and reductions on any
  * team are here too. */
 #ifndef GSHMEM_SHMEM_H
 #define GSHMEM_SHMEM_H
@@ -160,36 +160,39 @@ typedef long double gshmemi_st_longdouble;
 #define GSHMEMI_SP(N, p) ((gshmemi_st_##N *)(void *)(p))
 #define GSHMEMI_SCP(N, p) ((const gshmemi_st_##N *)(const void *)(p))
 
-/* Every wrapper below comes twice: shmem_<S>_<op>, and shmem_ctx_<S>_<op>
- * with a context first, checked (gshmem_ctx_check names the call), then the
- * same plain call (contexts map onto the default one, gshmem.h). */
+/* Every wrapper below comes twice: shmem_<S>_<op>, calling gshmem_<N>_<op>,
+ * and shmem_ctx_<S>_<op> with a context first, calling its gshmem_ctx_
+ * form (which checks the context, naming itself, and issues on it). */
 #define GSHMEMI_P_NOCTX
-#define GSHMEMI_C_NOCTX
 #define GSHMEMI_P_CTX gshmem_ctx_t ctx,
-#define GSHMEMI_C_CTX gshmem_ctx_check(ctx, __func__);
+#define GSHMEMI_A_NOCTX
+#define GSHMEMI_A_CTX ctx,
+#define GSHMEMI_F_NOCTX(name) gshmem_##name
+#define GSHMEMI_F_CTX(name) gshmem_ctx_##name
 #define GSHMEMI_SHMEM_BOTH(KIND, T, S, N)                                             \
     GSHMEMI_SHMEM_##KIND(T, S, N, shmem_, NOCTX)                                      \
     GSHMEMI_SHMEM_##KIND(T, S, N, shmem_ctx_, CTX)
 
 /* shmem_put8 .. shmem_iget128: the sized forms, and put<N>_signal(_nbi)
  * (nelems elements of B bits, as putmem_signal of nelems * B / 8 bytes);
- * each also as shmem_ctx_<op> (a checked context, then the same call). */
+ * each also as shmem_ctx_<op> (the gshmem_ctx_ form). */
 #define GSHMEMI_SHMEM_SIZED_RMA(B, OP, PRE, CX)                                       \
     static inline void PRE##OP(GSHMEMI_P_##CX void *d, const void *s, size_t n, int pe) \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##OP(d, s, n, pe);                                                     \
+    {                                                                                 \
+        GSHMEMI_F_##CX(OP)(GSHMEMI_A_##CX d, s, n, pe);                               \
     }
 #define GSHMEMI_SHMEM_SIZED_STRIDED(B, OP, PRE, CX)                                   \
     static inline void PRE##OP(GSHMEMI_P_##CX void *d, const void *s, ptrdiff_t dst,  \
                                ptrdiff_t sst, size_t n, int pe)                       \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##OP(d, s, dst, sst, n, pe);                                           \
+    {                                                                                 \
+        GSHMEMI_F_##CX(OP)(GSHMEMI_A_##CX d, s, dst, sst, n, pe);                     \
     }
 #define GSHMEMI_SHMEM_SIZED_SIG(B, OP, CALL, PRE, CX)                                 \
     static inline void PRE##OP(GSHMEMI_P_##CX void *d, const void *s, size_t n,       \
                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##CALL(d, s, n * ((B) / 8), sig_addr, signal, sig_op, pe);             \
+    {                                                                                 \
+        GSHMEMI_F_##CX(CALL)(GSHMEMI_A_##CX d, s, n * ((B) / 8), sig_addr, signal,    \
+                             sig_op, pe);                                             \
     }
 #define GSHMEMI_SHMEM_SIZED(B, PRE, CX)                                               \
     GSHMEMI_SHMEM_SIZED_RMA(B, put##B, PRE, CX)                                       \
@@ -214,34 +217,38 @@ GSHMEMI_SHMEM_SIZED_BOTH(128)
 #define GSHMEMI_SHMEM_RMA_C(T, S, N, OP, PRE, CX)                                     \
     static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, size_t nelems, \
                                      int pe)                                          \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, pe);   \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_##OP)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest),                  \
+                                 GSHMEMI_SCP(N, source), nelems, pe);                 \
     }
 #define GSHMEMI_SHMEM_RMA_I(T, S, N, OP, PRE, CX)                                     \
     static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, ptrdiff_t dst, \
                                         ptrdiff_t sst, size_t nelems, int pe)         \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), dst, sst, nelems, pe); \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_##OP)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest),                  \
+                                 GSHMEMI_SCP(N, source), dst, sst, nelems, pe);       \
     }
 #define GSHMEMI_SHMEM_RMA_SIG(T, S, N, OP, PRE, CX)                                   \
     static inline void PRE##S##_##OP(GSHMEMI_P_##CX T *dest, const T *source, size_t nelems, \
                                         uint64_t *sig_addr, uint64_t signal, int sig_op, \
                                         int pe)                                       \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_##OP(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nelems, sig_addr, \
-                          signal, sig_op, pe);                                        \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_##OP)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest),                  \
+                                 GSHMEMI_SCP(N, source), nelems, sig_addr, signal,    \
+                                 sig_op, pe);                                         \
     }
 
 /* shmem_<S>_{p,g,put,get,put_nbi,get_nbi,iput,iget,put_signal,
  * put_signal_nbi} for C type T on gshmem type N. */
 #define GSHMEMI_SHMEM_RMA(T, S, N, PRE, CX)                                           \
     static inline void PRE##S##_p(GSHMEMI_P_##CX T *dest, T value, int pe)            \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_p(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);               \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_p)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest),                     \
+                              (gshmemi_st_##N)value, pe);                             \
     }                                                                                 \
     static inline T PRE##S##_g(GSHMEMI_P_##CX const T *source, int pe)                \
-    { GSHMEMI_C_##CX                                                                  \
-        return (T)gshmem_##N##_g(GSHMEMI_SCP(N, source), pe);                         \
+    {                                                                                 \
+        return (T)GSHMEMI_F_##CX(N##_g)(GSHMEMI_A_##CX GSHMEMI_SCP(N, source), pe);   \
     }                                                                                 \
     GSHMEMI_SHMEM_RMA_C(T, S, N, put, PRE, CX)                                        \
     GSHMEMI_SHMEM_RMA_C(T, S, N, get, PRE, CX)                                        \
@@ -294,68 +301,75 @@ GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_RMA_BOTH)
 /* Extended AMOs (every AMO type, float and double): fetch, set, swap. */
 #define GSHMEMI_SHMEM_AMO_EXT(T, S, N, PRE, CX)                                       \
     static inline T PRE##S##_atomic_fetch(GSHMEMI_P_##CX const T *source, int pe)     \
-    { GSHMEMI_C_##CX                                                                  \
-        return (T)gshmem_##N##_atomic_fetch(GSHMEMI_SCP(N, source), pe);              \
+    {                                                                                 \
+        return (T)GSHMEMI_F_##CX(N##_atomic_fetch)(GSHMEMI_A_##CX GSHMEMI_SCP(N, source), \
+            pe);                                                                      \
     }                                                                                 \
     static inline void PRE##S##_atomic_set(GSHMEMI_P_##CX T *dest, T value, int pe)   \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_atomic_set(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);      \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_atomic_set)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest),            \
+                                       (gshmemi_st_##N)value, pe);                    \
     }                                                                                 \
     static inline T PRE##S##_atomic_swap(GSHMEMI_P_##CX T *dest, T value, int pe)     \
-    { GSHMEMI_C_##CX                                                                  \
-        return (T)gshmem_##N##_atomic_swap(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe); \
+    {                                                                                 \
+        return (T)GSHMEMI_F_##CX(N##_atomic_swap)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest), \
+            (gshmemi_st_##N)value, pe);                                               \
     }                                                                                 \
     static inline void PRE##S##_atomic_fetch_nbi(GSHMEMI_P_##CX T *fetch, const T *source, int pe) \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_atomic_fetch_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SCP(N, source), pe); \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_atomic_fetch_nbi)(GSHMEMI_A_##CX GSHMEMI_SP(N, fetch),     \
+                                             GSHMEMI_SCP(N, source), pe);             \
     }                                                                                 \
     static inline void PRE##S##_atomic_swap_nbi(GSHMEMI_P_##CX T *fetch, T *dest, T value, int pe) \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_atomic_swap_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest),       \
-                                     (gshmemi_st_##N)value, pe);                      \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_atomic_swap_nbi)(GSHMEMI_A_##CX GSHMEMI_SP(N, fetch),      \
+                                            GSHMEMI_SP(N, dest),                      \
+                                            (gshmemi_st_##N)value, pe);               \
     }
 
 /* Standard AMOs: the extended ones and add, inc, compare_swap. */
 #define GSHMEMI_SHMEM_AMO(T, S, N, PRE, CX)                                           \
     GSHMEMI_SHMEM_AMO_EXT(T, S, N, PRE, CX)                                           \
     static inline T PRE##S##_atomic_fetch_add(GSHMEMI_P_##CX T *dest, T value, int pe) \
-    { GSHMEMI_C_##CX                                                                  \
-        return (T)gshmem_##N##_atomic_fetch_add(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, \
-                                                pe);                                  \
+    {                                                                                 \
+        return (T)GSHMEMI_F_##CX(N##_atomic_fetch_add)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest), \
+            (gshmemi_st_##N)value, pe);                                               \
     }                                                                                 \
     static inline void PRE##S##_atomic_add(GSHMEMI_P_##CX T *dest, T value, int pe)   \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_atomic_add(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);      \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_atomic_add)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest),            \
+                                       (gshmemi_st_##N)value, pe);                    \
     }                                                                                 \
     static inline T PRE##S##_atomic_compare_swap(GSHMEMI_P_##CX T *dest, T cond, T value, int pe) \
-    { GSHMEMI_C_##CX                                                                  \
-        return (T)gshmem_##N##_atomic_compare_swap(GSHMEMI_SP(N, dest), (gshmemi_st_##N)cond, \
-                                                   (gshmemi_st_##N)value, pe);        \
+    {                                                                                 \
+        return (T)GSHMEMI_F_##CX(N##_atomic_compare_swap)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest), \
+            (gshmemi_st_##N)cond, (gshmemi_st_##N)value, pe);                         \
     }                                                                                 \
     static inline void PRE##S##_atomic_inc(GSHMEMI_P_##CX T *dest, int pe)            \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_atomic_inc(GSHMEMI_SP(N, dest), pe);                             \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_atomic_inc)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest), pe);       \
     }                                                                                 \
     static inline T PRE##S##_atomic_fetch_inc(GSHMEMI_P_##CX T *dest, int pe)         \
-    { GSHMEMI_C_##CX                                                                  \
-        return (T)gshmem_##N##_atomic_fetch_inc(GSHMEMI_SP(N, dest), pe);             \
+    {                                                                                 \
+        return (T)GSHMEMI_F_##CX(N##_atomic_fetch_inc)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest), \
+            pe);                                                                      \
     }                                                                                 \
     static inline void PRE##S##_atomic_fetch_add_nbi(GSHMEMI_P_##CX T *fetch, T *dest, T value, \
                                                      int pe)                          \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_atomic_fetch_add_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest),  \
-                                          (gshmemi_st_##N)value, pe);                 \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_atomic_fetch_add_nbi)(GSHMEMI_A_##CX GSHMEMI_SP(N, fetch), \
+            GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);                          \
     }                                                                                 \
     static inline void PRE##S##_atomic_fetch_inc_nbi(GSHMEMI_P_##CX T *fetch, T *dest, int pe) \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_atomic_fetch_inc_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), pe); \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_atomic_fetch_inc_nbi)(GSHMEMI_A_##CX GSHMEMI_SP(N, fetch), \
+            GSHMEMI_SP(N, dest), pe);                                                 \
     }                                                                                 \
     static inline void PRE##S##_atomic_compare_swap_nbi(GSHMEMI_P_##CX T *fetch, T *dest, T cond, \
                                                            T value, int pe)           \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_atomic_compare_swap_nbi(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), \
-                                             (gshmemi_st_##N)cond, (gshmemi_st_##N)value, \
-                                             pe);                                     \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_atomic_compare_swap_nbi)(GSHMEMI_A_##CX GSHMEMI_SP(N, fetch), \
+            GSHMEMI_SP(N, dest), (gshmemi_st_##N)cond, (gshmemi_st_##N)value, pe);    \
     }
 
 /* Bitwise AMOs: A, F and FN name the plain, fetching and fetching _nbi
@@ -363,17 +377,19 @@ GSHMEMI_RMA_TYPES(GSHMEMI_SHMEM_RMA_BOTH)
  * operator). */
 #define GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, A, F, FN, PRE, CX)                          \
     static inline void PRE##S##_##A(GSHMEMI_P_##CX T *dest, T value, int pe)          \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_##A(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);             \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_##A)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest),                   \
+                                (gshmemi_st_##N)value, pe);                           \
     }                                                                                 \
     static inline T PRE##S##_##F(GSHMEMI_P_##CX T *dest, T value, int pe)             \
-    { GSHMEMI_C_##CX                                                                  \
-        return (T)gshmem_##N##_##F(GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);   \
+    {                                                                                 \
+        return (T)GSHMEMI_F_##CX(N##_##F)(GSHMEMI_A_##CX GSHMEMI_SP(N, dest),         \
+                                          (gshmemi_st_##N)value, pe);                 \
     }                                                                                 \
     static inline void PRE##S##_##FN(GSHMEMI_P_##CX T *fetch, T *dest, T value, int pe) \
-    { GSHMEMI_C_##CX                                                                  \
-        gshmem_##N##_##FN(GSHMEMI_SP(N, fetch), GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, \
-                          pe);                                                        \
+    {                                                                                 \
+        GSHMEMI_F_##CX(N##_##FN)(GSHMEMI_A_##CX GSHMEMI_SP(N, fetch),                 \
+                                 GSHMEMI_SP(N, dest), (gshmemi_st_##N)value, pe);     \
     }
 #define GSHMEMI_SHMEM_AMO_BIT(T, S, N, PRE, CX)                                       \
     GSHMEMI_SHMEM_AMO_BIT_OP(T, S, N, atomic_and, atomic_fetch_and, atomic_fetch_and_nbi, PRE, CX) \
@@ -409,20 +425,8 @@ GSHMEMI_SHMEM_BOTH(AMO_BIT, uint64_t, uint64, uint64)
 /* ---- signals ------------------------------------------------------------ */
 #define shmem_putmem_signal gshmem_putmem_signal
 #define shmem_putmem_signal_nbi gshmem_putmem_signal_nbi
-static inline void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source,
-                                           size_t nelems, uint64_t *sig_addr, uint64_t signal,
-                                           int sig_op, int pe)
-{
-    gshmem_ctx_check(ctx, __func__);
-    gshmem_putmem_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
-}
-static inline void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,
-                                               size_t nelems, uint64_t *sig_addr,
-                                               uint64_t signal, int sig_op, int pe)
-{
-    gshmem_ctx_check(ctx, __func__);
-    gshmem_putmem_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
-}
+#define shmem_ctx_putmem_signal gshmem_ctx_putmem_signal
+#define shmem_ctx_putmem_signal_nbi gshmem_ctx_putmem_signal_nbi
 #define shmem_signal_fetch gshmem_signal_fetch
 #define shmem_signal_wait_until gshmem_signal_wait_until
 

@@ -63,3 +63,28 @@ void *const *gshmemi_tp_no_peer_bases_device(gshmemi_transport_t *tp)
     (void)tp;
     return NULL;
 }
+
+int gshmemi_tp_chan_shared(gshmemi_transport_t *tp, void **chan_p)
+{
+    (void)tp;
+    *chan_p = NULL;
+    return GSHMEM_SUCCESS;
+}
+
+int gshmemi_tp_chan_close_shared(gshmemi_transport_t *tp, void *chan)
+{
+    (void)tp, (void)chan;
+    return GSHMEM_SUCCESS;
+}
+
+int gshmemi_tp_no_chan_pending(gshmemi_transport_t *tp, uint64_t *pending_p)
+{
+    (void)tp, (void)pending_p;
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
+int gshmemi_tp_no_chan_hold(gshmemi_transport_t *tp, int hold)
+{
+    (void)tp, (void)hold;
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}

@@ -65,6 +65,28 @@ typedef struct gshmemi_transport_ops {
      * Marks complete in the order they were made. */
     int (*quiet_mark)(gshmemi_transport_t *tp, uint64_t *mark_p);
     int (*quiet_test)(gshmemi_transport_t *tp, uint64_t mark);
+    /* Channels (communication contexts). chan_open gives a channel with its
+     * own completion and ordering. An instance of tp on it is a copy of tp
+     * whose chan is the channel: put, get, put_value, amo, amo_nbi, fence
+     * and quiet through the instance issue on the channel, the instance's
+     * quiet completes (its fence orders) what was issued on it only, and
+     * the transport's own quiet and fence (chan NULL) what was issued
+     * without a channel only. finalize and mem_unregister complete
+     * everything. Stub gshmemi_tp_chan_shared: *chan_p = NULL, the
+     * instance shares the transport's one channel (for a transport whose
+     * operations complete at return, or whose quiet completes everything:
+     * correct, not isolated). chan_close frees a channel whose operations
+     * the caller completed (a quiet of its instance) first. */
+    int (*chan_open)(gshmemi_transport_t *tp, void **chan_p);
+    int (*chan_close)(gshmemi_transport_t *tp, void *chan);
+    /* Test hooks on tp's channel (tp->chan, or the transport's own); stubs
+     * return GSHMEM_ERR_NOT_SUPPORTED (gshmemi_tp_no_chan_pending, _hold).
+     * chan_pending: *pending_p = operations issued on it whose completion
+     * is not counted yet. chan_hold: hold (1) or release (0) its
+     * completions: while held they are kept aside uncounted, and a wait
+     * for them (its quiet) fails at once instead of never returning. */
+    int (*chan_pending)(gshmemi_transport_t *tp, uint64_t *pending_p);
+    int (*chan_hold)(gshmemi_transport_t *tp, int hold);
     /* Local load/store address of pe's heap offset off, or NULL. */
     void *(*ptr)(gshmemi_transport_t *tp, int pe, uint64_t off);
     /* Drive progress once (called from wait loops); may be a no-op. */
@@ -89,6 +111,8 @@ struct gshmemi_transport {
     unsigned char *reach;      /* [n_pes]: 1 where this transport serves pe */
     int hw_atomics;            /* 1: AMOs are CPU atomics on mapped memory */
     void *priv;
+    void *chan;                /* the channel it issues on: NULL for the transport
+                                * itself, chan_open's for an instance (a copy) */
 };
 
 /* Registered transports, by name; NULL when not built in. */
@@ -113,6 +137,10 @@ static inline gshmemi_transport_t *gshmemi_transport_amo(gshmemi_transport_t *am
 int gshmemi_tp_put_value_by_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off,
                                 const void *src, size_t n);
 int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p);
+int gshmemi_tp_chan_shared(gshmemi_transport_t *tp, void **chan_p);
+int gshmemi_tp_chan_close_shared(gshmemi_transport_t *tp, void *chan);
+int gshmemi_tp_no_chan_pending(gshmemi_transport_t *tp, uint64_t *pending_p);
+int gshmemi_tp_no_chan_hold(gshmemi_transport_t *tp, int hold);
 void *const *gshmemi_tp_no_peer_bases_device(gshmemi_transport_t *tp);
 
 extern const gshmemi_transport_ops_t gshmemi_shm_ops;

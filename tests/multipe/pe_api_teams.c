@@ -8,7 +8,8 @@
  * generic RMA/AMOs, quiet, fence, destroy). Prints "pe_api_teams: OK" on
  * PE 0. With a mode argument, one misuse instead (test_teams.c checks the
  * message): bad_team, nonmember, bad_root, bad_split, too_many_teams,
- * ctx_destroyed, ctx_invalid, destroy_world. */
+ * ctx_destroyed, ctx_destroyed_twice, ctx_team_destroyed, ctx_foreign,
+ * ctx_destroy_default, ctx_invalid, destroy_world. */
 #include <shmem.h>
 #include <complex.h>
 #include <stdint.h>
@@ -371,8 +372,9 @@ static void contexts(shmem_team_t mine)
     long old = shmem_atomic_fetch_add(c2, ctr, 10, next);  /* generic, with a context */
     CHECK(old == 0 || old == 1, "ctx fetch_add returned %ld", old);
     shmem_ctx_fence(c2);
-    shmem_ctx_quiet(c1);
+    shmem_ctx_quiet(c1);   /* each context's own: the barrier completes the default one's */
     shmem_ctx_quiet(c2);
+    shmem_ctx_quiet(c3);
     shmem_barrier_all();
     for (int k = 0; k < 4; k++)
         CHECK(lbuf[k] == prev * 10 + k + 1, "ctx put [%d] = %ld", k, lbuf[k]);
@@ -389,6 +391,7 @@ static void contexts(shmem_team_t mine)
     shmem_ctx_long_get_nbi(c2, got, lbuf + 4, 2, next);
     shmem_ctx_getmem_nbi(c1, got + 2, lbuf + 7, sizeof(long), next);
     shmem_ctx_quiet(c2);
+    shmem_ctx_quiet(c1);   /* c2's quiet does not complete c1's get */
     CHECK(got[0] == me + 500 && got[1] == me * 10 + 2 && got[2] == me + 700, "ctx get_nbi");
     shmem_ctx_getmem(c3, got, lbuf + 8, sizeof(long), next);
     CHECK(got[0] == me * 10 + 4, "ctx getmem");
@@ -448,6 +451,19 @@ static int misuse(const char *mode)
         CHECK(shmem_ctx_create(0, &c) == 0, "ctx_create");
         shmem_ctx_destroy(c);
         shmem_ctx_long_p(c, x, 1, me);
+    } else if (strcmp(mode, "ctx_destroyed_twice") == 0) {
+        CHECK(shmem_ctx_create(0, &c) == 0, "ctx_create");
+        shmem_ctx_destroy(c);
+        shmem_ctx_destroy(c);
+    } else if (strcmp(mode, "ctx_team_destroyed") == 0) {
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t) == 0, "split");
+        CHECK(shmem_team_create_ctx(t, 0, &c) == 0, "team_create_ctx");
+        shmem_team_destroy(t);   /* destroys c too */
+        shmem_ctx_int_atomic_add(c, (int *)x, 1, me);
+    } else if (strcmp(mode, "ctx_foreign") == 0) {
+        shmem_ctx_quiet((shmem_ctx_t)(uintptr_t)0x500000007ull);   /* never made here */
+    } else if (strcmp(mode, "ctx_destroy_default") == 0) {
+        shmem_ctx_destroy(SHMEM_CTX_DEFAULT);
     } else if (strcmp(mode, "ctx_invalid") == 0) {
         shmem_ctx_putmem(SHMEM_CTX_INVALID, x, x, 8, me);
     } else if (strcmp(mode, "destroy_world") == 0) {

@@ -55,7 +55,14 @@ static const struct {
     {"too_many_teams", 2, {"gshmem_team_split_strided", "no free team", "GSHMEM_TEAM_MAX = 64",
                            "split 61 refused"}},
     {"destroy_world", 2, {"gshmem_team_destroy", "team 0 is predefined"}},
-    {"ctx_destroyed", 2, {"shmem_ctx_long_p", "is not a live context"}},
+    {"ctx_destroyed", 2, {"gshmem_ctx_int64_p", "context 0x2 (slot 0, generation 0)",
+                          "was destroyed"}},
+    {"ctx_destroyed_twice", 2, {"gshmem_ctx_destroy", "context 0x", "was destroyed"}},
+    {"ctx_team_destroyed", 2, {"gshmem_ctx_int32_atomic_add", "was destroyed",
+                               "the destroy of its team"}},
+    {"ctx_foreign", 2, {"gshmem_ctx_quiet", "context 0x500000007",
+                        "not a context of this PE"}},
+    {"ctx_destroy_default", 2, {"gshmem_ctx_destroy", "GSHMEM_CTX_DEFAULT cannot be destroyed"}},
     {"ctx_invalid", 2, {"gshmem_ctx_putmem", "GSHMEM_CTX_INVALID"}},
 };
 

@@ -45,7 +45,8 @@ static int tofi_run_scenarios(tofi_pe_t *p)
     static const struct { const char *name; int (*fn)(tofi_pe_t *); } steps[] = {
         {"put_get", tofi_scenario_put_get}, {"amo_ops", tofi_scenario_amo_ops},
         {"amo_contention", tofi_amo_contention}, {"fence_order", tofi_fence_order},
-        {"large", tofi_scenario_large}, {"bounce", tofi_scenario_bounce}};
+        {"large", tofi_scenario_large}, {"bounce", tofi_scenario_bounce},
+        {"channels", tofi_scenario_channels}};
     const char *only = getenv("TOFI_ONLY"), *step = "";
     int rc = 0;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == 0; i++) {

@@ -216,12 +216,12 @@ int tofi_scenario_fence_order(tofi_pe_t *p, int iters)
         /* Without FI_FENCE the earlier put must be complete before the
          * fenced amo_nbi is posted (white-box: the nbi counters). */
         TOFI_OK(p, put(p, t, OFF_LARGE, hp(p, OFF_LARGE_SRC), LARGE_LEN, 1));
-        uint64_t posted = s->nbi.posted;
+        uint64_t posted = s->dchan.nbi.posted;
         TOFI_OK(p, p->tp.ops->amo_nbi(&p->tp, t, GSHMEMI_AMO_SET, GSHMEMI_DT_UINT64, flagsrc,
                                       &posted, 1));
-        TOFI_CHECK(p, __atomic_load_n(&s->nbi.done, __ATOMIC_ACQUIRE) >= posted,
+        TOFI_CHECK(p, __atomic_load_n(&s->dchan.nbi.done, __ATOMIC_ACQUIRE) >= posted,
                    "amo_nbi after fence posted before the %llu earlier ops completed (%llu)",
-                   (unsigned long long)posted, (unsigned long long)s->nbi.done);
+                   (unsigned long long)posted, (unsigned long long)s->dchan.nbi.done);
         TOFI_OK(p, quiet(p));
         TOFI_OK(p, barrier(p));
     }
@@ -313,5 +313,45 @@ int tofi_scenario_bounce(tofi_pe_t *p)
     free(a);
     free(b);
     free(reg);
+    return barrier(p);
+}
+
+/* Channels (contexts): with A's completions held, nbi puts on A and a put
+ * on B; B's quiet and the transport's own return, A's puts stay pending
+ * (a quiet of A fails at once rather than wait), and once released A's
+ * quiet completes them; the data arrive. Deterministic: nothing is timed. */
+int tofi_scenario_channels(tofi_pe_t *p)
+{
+    enum { N = 8, LEN = 4096 };
+    int t = (p->pe + 1) % p->n, from = (p->pe + p->n - 1) % p->n;
+    gshmemi_transport_t a = p->tp, b = p->tp;
+    uint64_t pa = 99, pb = 99;
+    TOFI_OK(p, p->tp.ops->chan_open(&p->tp, &a.chan));
+    TOFI_OK(p, p->tp.ops->chan_open(&p->tp, &b.chan));
+    TOFI_CHECK(p, a.chan != NULL && b.chan != NULL && a.chan != b.chan, "channels %p %p",
+               a.chan, b.chan);
+    unsigned char *src = hp(p, OFF_SCRATCH);
+    for (size_t i = 0; i < (N + 1) * LEN; i++)
+        src[i] = pat(p->pe, 4, i, 7);
+    TOFI_OK(p, a.ops->chan_hold(&a, 1));
+    for (int k = 0; k < N; k++)
+        TOFI_OK(p, a.ops->put(&a, t, OFF_PUT + (uint64_t)k * LEN, src + k * LEN, LEN, 1));
+    TOFI_OK(p, b.ops->put(&b, t, OFF_PUT + (uint64_t)N * LEN, src + N * LEN, LEN, 1));
+    TOFI_OK(p, b.ops->quiet(&b));
+    TOFI_OK(p, quiet(p));
+    TOFI_OK(p, a.ops->chan_pending(&a, &pa));
+    TOFI_OK(p, b.ops->chan_pending(&b, &pb));
+    TOFI_CHECK(p, pa == N && pb == 0, "after B's quiet: A %llu pending (want %d), B %llu",
+               (unsigned long long)pa, N, (unsigned long long)pb);
+    TOFI_CHECK(p, a.ops->quiet(&a) != 0, "a quiet of held A returned success");
+    TOFI_OK(p, a.ops->chan_hold(&a, 0));
+    TOFI_OK(p, a.ops->quiet(&a));
+    TOFI_OK(p, a.ops->chan_pending(&a, &pa));
+    TOFI_CHECK(p, pa == 0, "after A's quiet: %llu pending", (unsigned long long)pa);
+    TOFI_OK(p, p->tp.ops->chan_close(&p->tp, a.chan));
+    TOFI_OK(p, p->tp.ops->chan_close(&p->tp, b.chan));
+    TOFI_OK(p, barrier(p));
+    for (size_t i = 0; i < (N + 1) * LEN; i++)
+        TOFI_CHECK(p, hp(p, OFF_PUT)[i] == pat(from, 4, i, 7), "channel put byte %zu", i);
     return barrier(p);
 }

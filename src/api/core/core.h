@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "api/gshmemi.h"
+#include "api/core/ctx_hooks.h"
 #include "engine/proxy.h"
 
 /* Every public call but gshmem_init* starts with this. */
@@ -63,30 +64,95 @@ int gshmemi_heap_kind_choose(const char *setting, int built_with_cuda, int n_gpu
 void gshmemi_tp_fatal(const char *call, const gshmemi_transport_t *tp, int rc,
                       const char *what, int pe) __attribute__((noreturn));
 
-/* rma.c: validated put/get used by the typed wrappers, signals and
- * collectives. call names the public call in error messages. */
-void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t n, int pe,
-                     int nbi);
-void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t n, int pe,
-                     int nbi);
+/* ctx.c: communication contexts. A live context: its team, its options
+ * and its instances of the started transports: tps[i] is gshmemi_g.tps[i]
+ * on the channel the context opened there (transport.h), so what it
+ * issues is completed by its own quiet. The default context issues on the
+ * transports themselves (c == NULL below). */
+typedef struct gshmemi_ctx {
+    uint64_t handle;            /* its handle while live, else 0 (atomic) */
+    uint32_t gen;               /* the slot's generation: its next handle's (atomic) */
+    gshmem_team_t team;
+    long options;
+    gshmemi_transport_t tps[GSHMEMI_MAX_TRANSPORTS];
+} gshmemi_ctx_t;
+
+/* The live context of handle ctx, NULL for GSHMEM_CTX_DEFAULT; any other
+ * handle (GSHMEM_CTX_INVALID, destroyed, not made here) ends the job
+ * naming call and the handle. */
+gshmemi_ctx_t *gshmemi_ctx_get(const char *call, gshmem_ctx_t ctx);
+
+/* tp, one of gshmemi_g.tps, as context c issues on it. */
+static inline gshmemi_transport_t *gshmemi_ctx_tp(gshmemi_ctx_t *c, gshmemi_transport_t *tp)
+{
+    return c == NULL ? tp : &c->tps[tp - gshmemi_g.tps];
+}
+
+/* The context of the generated gshmem_ctx_ forms (C = ctx_: the argument
+ * ctx, checked) and of the plain ones (C empty: the default). */
+#define GSHMEMI_CTX_OF_(call) NULL
+#define GSHMEMI_CTX_OF_ctx_(call) gshmemi_ctx_get((call), ctx)
+
+/* gshmem_finalize: destroy every live context (each quiet first). */
+void gshmemi_ctx_destroy_all(const char *call);
+
+
+/* rma.c: validated put/get on context c (NULL: the default one) used by
+ * the typed wrappers, signals and collectives. call names the public call
+ * in error messages. */
+void gshmemi_rma_put_on(const char *call, gshmemi_ctx_t *c, void *dest, const void *src,
+                        size_t n, int pe, int nbi);
+void gshmemi_rma_get_on(const char *call, gshmemi_ctx_t *c, void *dest, const void *src,
+                        size_t n, int pe, int nbi);
+static inline void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t n,
+                                   int pe, int nbi)
+{
+    gshmemi_rma_put_on(call, NULL, dest, src, n, pe, nbi);
+}
+static inline void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t n,
+                                   int pe, int nbi)
+{
+    gshmemi_rma_get_on(call, NULL, dest, src, n, pe, nbi);
+}
 
 /* rma_typed.c: nelems * size without overflow, or fatal naming nelems;
- * the strided put (is_put) or get of gshmem_iputmem/igetmem. */
+ * the strided put (is_put) or get of gshmem_iputmem/igetmem on c. */
 size_t gshmemi_rma_bytes(const char *call, size_t nelems, size_t size);
-void gshmemi_rma_strided(const char *call, int is_put, void *dest, const void *src,
-                         ptrdiff_t dst, ptrdiff_t sst, size_t elem_size, size_t nelems, int pe);
+void gshmemi_rma_strided_on(const char *call, gshmemi_ctx_t *c, int is_put, void *dest,
+                            const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t elem_size,
+                            size_t nelems, int pe);
+static inline void gshmemi_rma_strided(const char *call, int is_put, void *dest,
+                                       const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                       size_t elem_size, size_t nelems, int pe)
+{
+    gshmemi_rma_strided_on(call, NULL, is_put, dest, src, dst, sst, elem_size, nelems, pe);
+}
 
-/* signal.c: put-with-signal of n bytes (blocking, or nbi). */
-void gshmemi_signal_put(const char *call, void *dest, const void *src, size_t n,
-                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi);
+/* signal.c: put-with-signal of n bytes (blocking, or nbi) on c. */
+void gshmemi_signal_put(const char *call, gshmemi_ctx_t *c, void *dest, const void *src,
+                        size_t n, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                        int nbi);
 
 /* amo.c: one checked AMO on dest (a symmetric word of dt) at pe, through
- * the transport that carries AMOs to pe; call names the public call. */
-void gshmemi_amo(const char *call, gshmemi_amo_op_t op, gshmemi_dtype_t dt, const void *dest,
-                 const void *operand, const void *compare, void *result, int pe);
+ * the transport that carries AMOs to pe, on c; call names the public call. */
+void gshmemi_amo_on(const char *call, gshmemi_ctx_t *c, gshmemi_amo_op_t op,
+                    gshmemi_dtype_t dt, const void *dest, const void *operand,
+                    const void *compare, void *result, int pe);
+static inline void gshmemi_amo(const char *call, gshmemi_amo_op_t op, gshmemi_dtype_t dt,
+                               const void *dest, const void *operand, const void *compare,
+                               void *result, int pe)
+{
+    gshmemi_amo_on(call, NULL, op, dt, dest, operand, compare, result, pe);
+}
 
-/* order.c */
-void gshmemi_quiet_all(const char *call);
+/* order.c: quiet and fence of context c (NULL: the default context, which
+ * is what gshmem_quiet, barriers and collectives complete: OpenSHMEM 1.5). */
+void gshmemi_quiet_on(const char *call, gshmemi_ctx_t *c);
+void gshmemi_fence_on(const char *call, gshmemi_ctx_t *c);
+static inline void gshmemi_quiet_all(const char *call)
+{
+    gshmemi_quiet_on(call, NULL);
+}
 void gshmemi_barrier_all(const char *call);
 void gshmemi_sync_all(const char *call);
 /* Drive every transport's progress (wait loops). */

@@ -1,52 +1,97 @@
-/* ctx.c: communication contexts (OpenSHMEM 1.5), mapped onto the default
- * one: a context is a checked handle (its team and options recorded), its
- * operations are the plain calls, and quiet/fence on any context complete
- * or order every operation of the PE (correct, and conservative: no
- * isolation between contexts yet).
+/* ctx.c: communication contexts (OpenSHMEM 1.5). A context opens a channel
+ * on every started transport (transport.h: chan_open) and keeps an
+ * instance of each transport on it (gshmemi_ctx_t.tps); the gshmem_ctx_
+ * calls issue through those instances, so gshmem_ctx_quiet / _fence
+ * complete / order what the context issued and nothing else (order.c), and
+ * gshmem_quiet leaves it alone. How much that isolates is the transport's:
+ * ofi keeps a channel's own counts (ofi_chan.c); shm completes everything
+ * at return; p2p (one stream) and ofi's active messages share one channel,
+ * so a quiet there completes everything (correct, not isolated).
  *
  * A handle is (generation << 32) | (slot + 2) of a table of GSHMEM_CTX_MAX
- * slots: 0 is GSHMEM_CTX_INVALID, 1 GSHMEM_CTX_DEFAULT; a destroyed
- * context's slot gets a new generation, so a stale handle is recognised
- * (until 2^32 reuses of one slot) and refused naming the call. */
+ * slots: 0 is GSHMEM_CTX_INVALID, 1 GSHMEM_CTX_DEFAULT; a live slot holds
+ * its handle, a destroyed one 0 and the next generation, so a stale handle
+ * is recognised (until 2^32 reuses of one slot) and refused naming the call.
+ *
+ * Threads: the options SERIALIZED and PRIVATE are accepted; every context
+ * is safe to share between threads (the transports' channels count with
+ * atomics), so they change nothing. Create and destroy take a lock; an
+ * operation only reads its slot's handle. */
 #include <pthread.h>
 #include <stdint.h>
 
 #include "core.h"
-
-typedef struct gshmemi_ctx {
-    uint32_t gen;
-    int live;
-    gshmem_team_t team;
-    long options;
-} gshmemi_ctx_t;
 
 static gshmemi_ctx_t gshmemi_ctxs[GSHMEM_CTX_MAX];
 static pthread_mutex_t gshmemi_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define GSHMEMI_CTX_OPTIONS (GSHMEM_CTX_SERIALIZED | GSHMEM_CTX_PRIVATE | GSHMEM_CTX_NOSTORE)
 
-/* The slot of a live ctx, -1 for GSHMEM_CTX_DEFAULT; else fatal naming call. */
-static int gshmemi_ctx_slot(gshmem_ctx_t ctx, const char *call)
+static void gshmemi_ctx_dead(const char *call, gshmem_ctx_t ctx) __attribute__((noreturn));
+static void gshmemi_ctx_dead(const char *call, gshmem_ctx_t ctx)
 {
-    uintptr_t v = (uintptr_t)ctx;
+    uint64_t v = (uint64_t)(uintptr_t)ctx, slot = (v & 0xffffffffu) - 2;
+    uint32_t gen = (uint32_t)(v >> 32);
 
-    GSHMEMI_REQUIRE_INIT(call);
-    if (ctx == GSHMEM_CTX_DEFAULT)
-        return -1;
     if (ctx == GSHMEM_CTX_INVALID)
         gshmemi_fatal(call, "the context is GSHMEM_CTX_INVALID (a failed create, or a team "
                       "this PE is not in)");
-    uint64_t slot = (uint64_t)(v & 0xffffffffu) - 2;
-    if (slot >= GSHMEM_CTX_MAX || !gshmemi_ctxs[slot].live ||
-        gshmemi_ctxs[slot].gen != (uint32_t)((uint64_t)v >> 32))
-        gshmemi_fatal(call, "context %p is not a live context (destroyed, or not made by "
-                      "gshmem_ctx_create / gshmem_team_create_ctx)", (void *)ctx);
-    return (int)slot;
+    if (slot < GSHMEM_CTX_MAX &&
+        gen < __atomic_load_n(&gshmemi_ctxs[slot].gen, __ATOMIC_RELAXED))
+        gshmemi_fatal(call, "context %p (slot %llu, generation %u) was destroyed "
+                      "(gshmem_ctx_destroy, or the destroy of its team)", (void *)ctx,
+                      (unsigned long long)slot, gen);
+    gshmemi_fatal(call, "context %p is not a context of this PE (not made by "
+                  "gshmem_ctx_create / gshmem_team_create_ctx)", (void *)ctx);
+}
+
+gshmemi_ctx_t *gshmemi_ctx_get(const char *call, gshmem_ctx_t ctx)
+{
+    uint64_t v = (uint64_t)(uintptr_t)ctx, slot = (v & 0xffffffffu) - 2;
+
+    GSHMEMI_REQUIRE_INIT(call);
+    if (ctx == GSHMEM_CTX_DEFAULT)
+        return NULL;
+    if (__builtin_expect(slot >= GSHMEM_CTX_MAX ||
+                         __atomic_load_n(&gshmemi_ctxs[slot].handle, __ATOMIC_ACQUIRE) != v, 0))
+        gshmemi_ctx_dead(call, ctx);
+    return &gshmemi_ctxs[slot];
 }
 
 void gshmem_ctx_check(gshmem_ctx_t ctx, const char *call)
 {
-    (void)gshmemi_ctx_slot(ctx, call != NULL ? call : "gshmem_ctx_check");
+    (void)gshmemi_ctx_get(call != NULL ? call : "gshmem_ctx_check", ctx);
+}
+
+/* Close the channels of c's first n transports (their operations complete). */
+static void gshmemi_ctx_close(const char *call, gshmemi_ctx_t *c, int n)
+{
+    for (int i = 0; i < n; i++) {
+        gshmemi_transport_t *tp = &gshmemi_g.tps[i];
+        int rc = tp->ops->chan_close(tp, c->tps[i].chan);
+        if (rc != 0)
+            GSHMEMI_WARN(GSHMEMI_SUBSYS_TRANSPORT, "%s: transport %s: closing a context's "
+                         "channel: %s", call, tp->ops->name, gshmem_strerror(rc));
+        c->tps[i].chan = NULL;
+    }
+}
+
+/* A channel on every started transport into free slot c (under the lock). */
+static int gshmemi_ctx_open(const char *call, gshmemi_ctx_t *c)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+
+    for (int i = 0; i < g->n_tps; i++) {
+        c->tps[i] = g->tps[i];
+        int rc = g->tps[i].ops->chan_open(&g->tps[i], &c->tps[i].chan);
+        if (rc != 0) {
+            GSHMEMI_ERROR(GSHMEMI_SUBSYS_TRANSPORT, "%s: transport %s: opening a channel for "
+                          "the context: %s", call, g->tps[i].ops->name, gshmem_strerror(rc));
+            gshmemi_ctx_close(call, c, i);
+            return rc;
+        }
+    }
+    return GSHMEM_SUCCESS;
 }
 
 static int gshmemi_ctx_create(const char *call, gshmem_team_t team, long options,
@@ -65,21 +110,26 @@ static int gshmemi_ctx_create(const char *call, gshmem_team_t team, long options
         return GSHMEM_ERR_INVALID_ARG;
     }
     pthread_mutex_lock(&gshmemi_ctx_lock);
-    for (int i = 0; i < GSHMEM_CTX_MAX; i++) {
-        gshmemi_ctx_t *c = &gshmemi_ctxs[i];
-        if (c->live)
-            continue;
-        c->live = 1;
+    int i = 0;
+    while (i < GSHMEM_CTX_MAX && gshmemi_ctxs[i].handle != 0)
+        i++;
+    if (i == GSHMEM_CTX_MAX) {
+        pthread_mutex_unlock(&gshmemi_ctx_lock);
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: all GSHMEM_CTX_MAX = %d contexts are live",
+                      call, GSHMEM_CTX_MAX);
+        return GSHMEM_ERR_NOMEM;
+    }
+    gshmemi_ctx_t *c = &gshmemi_ctxs[i];
+    int rc = gshmemi_ctx_open(call, c);
+    if (rc == 0) {
         c->team = team;
         c->options = options;
-        *ctx = (gshmem_ctx_t)(uintptr_t)(((uint64_t)c->gen << 32) | (uint64_t)(i + 2));
-        pthread_mutex_unlock(&gshmemi_ctx_lock);
-        return GSHMEM_SUCCESS;
+        uint64_t h = ((uint64_t)c->gen << 32) | (uint64_t)(i + 2);
+        __atomic_store_n(&c->handle, h, __ATOMIC_RELEASE);
+        *ctx = (gshmem_ctx_t)(uintptr_t)h;
     }
     pthread_mutex_unlock(&gshmemi_ctx_lock);
-    GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: all GSHMEM_CTX_MAX = %d contexts are live", call,
-                  GSHMEM_CTX_MAX);
-    return GSHMEM_ERR_NOMEM;
+    return rc;
 }
 
 int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_ctx_t *ctx)
@@ -92,10 +142,16 @@ int gshmem_ctx_create(long options, gshmem_ctx_t *ctx)
     return gshmemi_ctx_create("gshmem_ctx_create", GSHMEM_TEAM_WORLD, options, ctx);
 }
 
-static void gshmemi_ctx_kill(gshmemi_ctx_t *c)
+/* Quiet the live context c, retire its handle, close its channels. A
+ * stale use of the handle from here on is refused (gshmemi_ctx_dead). */
+static void gshmemi_ctx_kill(const char *call, gshmemi_ctx_t *c)
 {
-    c->live = 0;
-    c->gen++;
+    gshmemi_quiet_on(call, c);
+    pthread_mutex_lock(&gshmemi_ctx_lock);
+    __atomic_store_n(&c->handle, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->gen, c->gen + 1, __ATOMIC_RELAXED);
+    gshmemi_ctx_close(call, c, gshmemi_g.n_tps);
+    pthread_mutex_unlock(&gshmemi_ctx_lock);
 }
 
 void gshmem_ctx_destroy(gshmem_ctx_t ctx)
@@ -104,22 +160,33 @@ void gshmem_ctx_destroy(gshmem_ctx_t ctx)
 
     if (ctx == GSHMEM_CTX_INVALID)
         return;
-    int slot = gshmemi_ctx_slot(ctx, call);
-    if (slot < 0)
+    gshmemi_ctx_t *c = gshmemi_ctx_get(call, ctx);
+    if (c == NULL)
         gshmemi_fatal(call, "GSHMEM_CTX_DEFAULT cannot be destroyed");
-    gshmemi_quiet_all(call);
-    pthread_mutex_lock(&gshmemi_ctx_lock);
-    gshmemi_ctx_kill(&gshmemi_ctxs[slot]);
-    pthread_mutex_unlock(&gshmemi_ctx_lock);
+    gshmemi_ctx_kill(call, c);
+}
+
+/* Every live context made from team (all of them for GSHMEM_TEAM_INVALID).
+ * Only this PE's threads create and destroy, and the contexts it ends are
+ * not in use (the caller's contract), so reading the handles unlocked is
+ * safe; each kill takes the lock itself. */
+static void gshmemi_ctx_kill_team(const char *call, gshmem_team_t team, int all)
+{
+    for (int i = 0; i < GSHMEM_CTX_MAX; i++) {
+        gshmemi_ctx_t *c = &gshmemi_ctxs[i];
+        if (__atomic_load_n(&c->handle, __ATOMIC_ACQUIRE) != 0 && (all || c->team == team))
+            gshmemi_ctx_kill(call, c);
+    }
 }
 
 void gshmemi_ctx_drop_team(gshmem_team_t team)
 {
-    pthread_mutex_lock(&gshmemi_ctx_lock);
-    for (int i = 0; i < GSHMEM_CTX_MAX; i++)
-        if (gshmemi_ctxs[i].live && gshmemi_ctxs[i].team == team)
-            gshmemi_ctx_kill(&gshmemi_ctxs[i]);
-    pthread_mutex_unlock(&gshmemi_ctx_lock);
+    gshmemi_ctx_kill_team("gshmem_team_destroy", team, 0);
+}
+
+void gshmemi_ctx_destroy_all(const char *call)
+{
+    gshmemi_ctx_kill_team(call, GSHMEM_TEAM_INVALID, 1);
 }
 
 int gshmem_ctx_get_team(gshmem_ctx_t ctx, gshmem_team_t *team)
@@ -134,45 +201,46 @@ int gshmem_ctx_get_team(gshmem_ctx_t ctx, gshmem_team_t *team)
         GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: the context is GSHMEM_CTX_INVALID", call);
         return GSHMEM_ERR_INVALID_ARG;
     }
-    int slot = gshmemi_ctx_slot(ctx, call);
-    *team = slot < 0 ? GSHMEM_TEAM_WORLD : gshmemi_ctxs[slot].team;
+    gshmemi_ctx_t *c = gshmemi_ctx_get(call, ctx);
+    *team = c == NULL ? GSHMEM_TEAM_WORLD : c->team;
     return GSHMEM_SUCCESS;
 }
 
-void gshmem_ctx_quiet(gshmem_ctx_t ctx)
+/* ---- test hooks --------------------------------------------------------- */
+
+/* ctx's instances on channels of its own: the default context's are the
+ * transports; a created context's, those whose chan_open gave one. */
+static int gshmemi_ctx_own(gshmemi_ctx_t *c, int i)
 {
-    (void)gshmemi_ctx_slot(ctx, "gshmem_ctx_quiet");
-    gshmemi_quiet_all("gshmem_ctx_quiet");
+    return c == NULL || c->tps[i].chan != NULL;
 }
 
-void gshmem_ctx_fence(gshmem_ctx_t ctx)
+int gshmemi_ctx_pending(gshmem_ctx_t ctx, uint64_t *pending_p)
 {
-    (void)gshmemi_ctx_slot(ctx, "gshmem_ctx_fence");
-    gshmem_fence();
+    gshmemi_ctx_t *c = gshmemi_ctx_get("gshmemi_ctx_pending", ctx);
+    int rc = GSHMEM_ERR_NOT_SUPPORTED;
+
+    *pending_p = 0;
+    for (int i = 0; i < gshmemi_g.n_tps; i++) {
+        gshmemi_transport_t *tp = gshmemi_ctx_tp(c, &gshmemi_g.tps[i]);
+        uint64_t n = 0;
+        if (!gshmemi_ctx_own(c, i) || tp->ops->chan_pending(tp, &n) != 0)
+            continue;
+        *pending_p += n;
+        rc = GSHMEM_SUCCESS;
+    }
+    return rc;
 }
 
-void gshmem_ctx_putmem(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+int gshmemi_ctx_hold(gshmem_ctx_t ctx, int hold)
 {
-    (void)gshmemi_ctx_slot(ctx, "gshmem_ctx_putmem");
-    gshmemi_rma_put("gshmem_ctx_putmem", dest, source, nelems, pe, 0);
-}
+    gshmemi_ctx_t *c = gshmemi_ctx_get("gshmemi_ctx_hold", ctx);
+    int rc = GSHMEM_ERR_NOT_SUPPORTED;
 
-void gshmem_ctx_getmem(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
-{
-    (void)gshmemi_ctx_slot(ctx, "gshmem_ctx_getmem");
-    gshmemi_rma_get("gshmem_ctx_getmem", dest, source, nelems, pe, 0);
-}
-
-void gshmem_ctx_putmem_nbi(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                           int pe)
-{
-    (void)gshmemi_ctx_slot(ctx, "gshmem_ctx_putmem_nbi");
-    gshmemi_rma_put("gshmem_ctx_putmem_nbi", dest, source, nelems, pe, 1);
-}
-
-void gshmem_ctx_getmem_nbi(gshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                           int pe)
-{
-    (void)gshmemi_ctx_slot(ctx, "gshmem_ctx_getmem_nbi");
-    gshmemi_rma_get("gshmem_ctx_getmem_nbi", dest, source, nelems, pe, 1);
+    for (int i = 0; i < gshmemi_g.n_tps; i++) {
+        gshmemi_transport_t *tp = gshmemi_ctx_tp(c, &gshmemi_g.tps[i]);
+        if (gshmemi_ctx_own(c, i) && tp->ops->chan_hold(tp, hold) == 0)
+            rc = GSHMEM_SUCCESS;
+    }
+    return rc;
 }

@@ -8,8 +8,8 @@
  * transports (select.c). A failure at any step undoes the
  * steps before it, in reverse, and returns the status: the runtime is
  * never left half-initialized, and gshmem_init may be called again.
- * Finalize undoes the same steps: quiet, barrier, transports in reverse
- * order, heap, bootstrap. */
+ * Finalize undoes the same steps: the live contexts destroyed (each
+ * quieted), quiet, barrier, transports in reverse order, heap, bootstrap. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -419,6 +419,8 @@ void gshmem_finalize(void)
     /* proxy engine: drain every ring (device entries posted before
      * finalize) and stop, before the barrier that lets peers go */
     gshmemi_engine_stop();
+    /* the contexts' operations complete before peers may leave (and close) */
+    gshmemi_ctx_destroy_all("gshmem_finalize");
     gshmemi_barrier_all("gshmem_finalize");
     gshmemi_team_teardown(g);
     gshmemi_device_state_teardown(g);   /* before p2p frees the peer table */

@@ -1,7 +1,12 @@
 /* order.c: quiet, fence, barrier_all, sync_all, and the progress/yield
  * step of every wait loop.
  *
- * - quiet: every started transport's quiet.
+ * - quiet of a context: every started transport's quiet, through the
+ *   context's instances (its own channels: ctx.c); gshmem_quiet is the
+ *   default context's, as OpenSHMEM 1.5 says ("When ctx is not provided,
+ *   the operation is performed on SHMEM_CTX_DEFAULT"): it does not
+ *   complete what other contexts issued, nor do the barriers (1.5:
+ *   "updates issued on the default context").
  * - fence: every transport's fence when one transport is started. With
  *   several (shm for node peers and ofi for the rest, AMOs through ofi), a
  *   put through shm and an AMO through ofi to the same PE can only be
@@ -28,15 +33,34 @@ static inline void gshmemi_cpu_relax(void)
 #endif
 }
 
-void gshmemi_quiet_all(const char *call)
+void gshmemi_quiet_on(const char *call, gshmemi_ctx_t *c)
 {
     gshmemi_state_t *g = &gshmemi_g;
 
     GSHMEMI_REQUIRE_INIT(call);
     for (int i = 0; i < g->n_tps; i++) {
-        int rc = g->tps[i].ops->quiet(&g->tps[i]);
+        gshmemi_transport_t *tp = gshmemi_ctx_tp(c, &g->tps[i]);
+        int rc = tp->ops->quiet(tp);
         if (rc != 0)
-            gshmemi_fatal(call, "transport %s: quiet failed: %s", g->tps[i].ops->name,
+            gshmemi_fatal(call, "transport %s: quiet failed: %s", tp->ops->name,
+                          gshmem_strerror(rc));
+    }
+}
+
+void gshmemi_fence_on(const char *call, gshmemi_ctx_t *c)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+
+    GSHMEMI_REQUIRE_INIT(call);
+    if (g->n_tps > 1) {
+        gshmemi_quiet_on(call, c);
+        return;
+    }
+    for (int i = 0; i < g->n_tps; i++) {
+        gshmemi_transport_t *tp = gshmemi_ctx_tp(c, &g->tps[i]);
+        int rc = tp->ops->fence(tp);
+        if (rc != 0)
+            gshmemi_fatal(call, "transport %s: fence failed: %s", tp->ops->name,
                           gshmem_strerror(rc));
     }
 }
@@ -80,19 +104,17 @@ void gshmem_quiet(void)
 
 void gshmem_fence(void)
 {
-    gshmemi_state_t *g = &gshmemi_g;
+    gshmemi_fence_on("gshmem_fence", NULL);
+}
 
-    GSHMEMI_REQUIRE_INIT("gshmem_fence");
-    if (g->n_tps > 1) {
-        gshmemi_quiet_all("gshmem_fence");
-        return;
-    }
-    for (int i = 0; i < g->n_tps; i++) {
-        int rc = g->tps[i].ops->fence(&g->tps[i]);
-        if (rc != 0)
-            gshmemi_fatal("gshmem_fence", "transport %s: fence failed: %s",
-                          g->tps[i].ops->name, gshmem_strerror(rc));
-    }
+void gshmem_ctx_quiet(gshmem_ctx_t ctx)
+{
+    gshmemi_quiet_on("gshmem_ctx_quiet", gshmemi_ctx_get("gshmem_ctx_quiet", ctx));
+}
+
+void gshmem_ctx_fence(gshmem_ctx_t ctx)
+{
+    gshmemi_fence_on("gshmem_ctx_fence", gshmemi_ctx_get("gshmem_ctx_fence", ctx));
 }
 
 void gshmem_barrier_all(void)

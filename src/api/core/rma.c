@@ -1,13 +1,14 @@
-/* rma.c: put, get (blocking and _nbi, byte forms), gshmem_ptr and the
- * accessibility queries; the typed, sized and strided forms are in
- * rma_typed.c.
+/* rma.c: put, get (blocking and _nbi, byte forms, and their gshmem_ctx_
+ * forms), gshmem_ptr and the accessibility queries; the typed, sized and
+ * strided forms are in rma_typed.c.
  *
- * Every form goes through gshmemi_rma_put/get: a zero-byte operation is a
- * no-op before any check; the PE is always checked; the remote address
- * (dest of a put, source of a get) must be local symmetric memory, its
- * twin: the heap or a global/static variable (gshmemi_check_sym gives its
- * window offset). Access to this PE's own host memory is a plain memory
- * copy; everything else goes to the transport that serves the PE (pe_tp). */
+ * Every form goes through gshmemi_rma_put_on/get_on: a zero-byte operation
+ * is a no-op before any check (but the context's); the PE is always
+ * checked; the remote address (dest of a put, source of a get) must be
+ * local symmetric memory, its twin: the heap or a global/static variable
+ * (gshmemi_check_sym gives its window offset). Access to this PE's own host
+ * memory is a plain memory copy; everything else goes to the transport
+ * that serves the PE (pe_tp), through the context's instance of it. */
 #include <string.h>
 
 #include "core.h"
@@ -39,8 +40,8 @@ static void gshmemi_rma_self(const char *call, void *dest, const void *src, size
                       heap_addr, gshmem_strerror(rc));
 }
 
-void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t n, int pe,
-                     int nbi)
+void gshmemi_rma_put_on(const char *call, gshmemi_ctx_t *c, void *dest, const void *src,
+                        size_t n, int pe, int nbi)
 {
     gshmemi_state_t *g = &gshmemi_g;
     int rc;
@@ -54,14 +55,14 @@ void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t n, in
         gshmemi_rma_self(call, dest, src, n, "into", dest);
         return;
     }
-    gshmemi_transport_t *tp = g->pe_tp[pe];
+    gshmemi_transport_t *tp = gshmemi_ctx_tp(c, g->pe_tp[pe]);
     rc = tp->ops->put(tp, pe, off, src, n, nbi);
     if (rc != 0)
         gshmemi_rma_fail(call, tp, rc, "put", n, pe);
 }
 
-void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t n, int pe,
-                     int nbi)
+void gshmemi_rma_get_on(const char *call, gshmemi_ctx_t *c, void *dest, const void *src,
+                        size_t n, int pe, int nbi)
 {
     gshmemi_state_t *g = &gshmemi_g;
     int rc;
@@ -75,31 +76,28 @@ void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t n, in
         gshmemi_rma_self(call, dest, src, n, "from", src);
         return;
     }
-    gshmemi_transport_t *tp = g->pe_tp[pe];
+    gshmemi_transport_t *tp = gshmemi_ctx_tp(c, g->pe_tp[pe]);
     rc = tp->ops->get(tp, pe, dest, off, n, nbi);
     if (rc != 0)
         gshmemi_rma_fail(call, tp, rc, "get", n, pe);
 }
 
-void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
-{
-    gshmemi_rma_put("gshmem_putmem", dest, source, nelems, pe, 0);
-}
-
-void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
-{
-    gshmemi_rma_get("gshmem_getmem", dest, source, nelems, pe, 0);
-}
-
-void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{
-    gshmemi_rma_put("gshmem_putmem_nbi", dest, source, nelems, pe, 1);
-}
-
-void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{
-    gshmemi_rma_get("gshmem_getmem_nbi", dest, source, nelems, pe, 1);
-}
+/* gshmem_<C><D>mem<NBI> for C empty (the default context) or ctx_ (the
+ * argument ctx), D put or get. */
+#define GSHMEMI_DEF_RMA_MEM(C, D, NBI, nbi)                                                  \
+    void gshmem_##C##D##mem##NBI(GSHMEMI_CTXA_##C void *dest, const void *source,            \
+                                 size_t nelems, int pe)                                      \
+    {                                                                                        \
+        const char *call = "gshmem_" #C #D "mem" #NBI;                                       \
+        gshmemi_rma_##D##_on(call, GSHMEMI_CTX_OF_##C(call), dest, source, nelems, pe, nbi); \
+    }
+#define GSHMEMI_DEF_RMA_MEM_ALL(C)                                                     \
+    GSHMEMI_DEF_RMA_MEM(C, put, , 0)                                                   \
+    GSHMEMI_DEF_RMA_MEM(C, get, , 0)                                                   \
+    GSHMEMI_DEF_RMA_MEM(C, put, _nbi, 1)                                               \
+    GSHMEMI_DEF_RMA_MEM(C, get, _nbi, 1)
+GSHMEMI_DEF_RMA_MEM_ALL()
+GSHMEMI_DEF_RMA_MEM_ALL(ctx_)
 
 /* ---- load/store access and queries ---------------------------------- */
 

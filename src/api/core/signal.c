@@ -6,11 +6,12 @@
  * different transports (data through shm, AMOs through ofi), the data is
  * completed (quiet of its transport) before the signal is issued. The
  * blocking form returns when the source may be reused, like OpenSHMEM's;
- * both complete at gshmem_quiet. */
+ * both complete at the quiet of their context (gshmem_quiet: the default). */
 #include "core.h"
 
-void gshmemi_signal_put(const char *call, void *dest, const void *src, size_t n,
-                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
+void gshmemi_signal_put(const char *call, gshmemi_ctx_t *c, void *dest, const void *src,
+                        size_t n, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                        int nbi)
 {
     gshmemi_state_t *g = &gshmemi_g;
     int rc;
@@ -21,11 +22,11 @@ void gshmemi_signal_put(const char *call, void *dest, const void *src, size_t n,
         gshmemi_fatal(call, "invalid sig_op %d (expected GSHMEM_SIGNAL_SET = 0 or "
                       "GSHMEM_SIGNAL_ADD = 1)", sig_op);
     uint64_t sig_off = gshmemi_check_sym_aligned(call, "sig_addr", sig_addr, sizeof(uint64_t));
-    gshmemi_rma_put(call, dest, src, n, pe, nbi);
+    gshmemi_rma_put_on(call, c, dest, src, n, pe, nbi);
 
-    gshmemi_transport_t *stp = gshmemi_amo_tp_of(pe);
+    gshmemi_transport_t *stp = gshmemi_ctx_tp(c, gshmemi_amo_tp_of(pe));
     int self_copy = pe == g->my_pe && g->heap.kind == GSHMEMI_HEAP_HOST;
-    gshmemi_transport_t *dtp = self_copy ? NULL : g->pe_tp[pe];
+    gshmemi_transport_t *dtp = self_copy ? NULL : gshmemi_ctx_tp(c, g->pe_tp[pe]);
     if (n > 0 && dtp != NULL && dtp != stp) {
         rc = dtp->ops->quiet(dtp);
         if (rc != 0)
@@ -38,19 +39,21 @@ void gshmemi_signal_put(const char *call, void *dest, const void *src, size_t n,
         gshmemi_tp_fatal(call, stp, rc, "signal update", pe);
 }
 
-void gshmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
-                          uint64_t signal, int sig_op, int pe)
-{
-    gshmemi_signal_put("gshmem_putmem_signal", dest, source, nelems, sig_addr, signal, sig_op,
-                       pe, 0);
-}
-
-void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
-                              uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-{
-    gshmemi_signal_put("gshmem_putmem_signal_nbi", dest, source, nelems, sig_addr, signal,
-                       sig_op, pe, 1);
-}
+/* gshmem_<C>putmem_signal<NBI>: C empty (the default context) or ctx_. */
+#define GSHMEMI_DEF_SIGNAL(C, NBI, nbi)                                                    \
+    void gshmem_##C##putmem_signal##NBI(GSHMEMI_CTXA_##C void *dest,                       \
+                                        const void *source, size_t nelems,                 \
+                                        uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                        int pe)                                            \
+    {                                                                                      \
+        const char *call = "gshmem_" #C "putmem_signal" #NBI;                              \
+        gshmemi_signal_put(call, GSHMEMI_CTX_OF_##C(call), dest, source, nelems, sig_addr, \
+                           signal, sig_op, pe, nbi);                                       \
+    }
+GSHMEMI_DEF_SIGNAL(, , 0)
+GSHMEMI_DEF_SIGNAL(, _nbi, 1)
+GSHMEMI_DEF_SIGNAL(ctx_, , 0)
+GSHMEMI_DEF_SIGNAL(ctx_, _nbi, 1)
 
 /* Local value of a signal word. Hardware-atomic transports update it with
  * CPU atomics: an acquire load suffices. Otherwise read it with an AMO

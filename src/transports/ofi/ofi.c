@@ -179,12 +179,11 @@ static int ofi_connect(ofi_state_t *s, const ofi_card_t *cards)
         }
     size_t n = (size_t)(unsigned)s->n_pes;
     s->peers = calloc(n, sizeof *s->peers);
-    s->fence_pending = calloc(n, 1);
-    s->dirty = calloc(n, 1);
-    if (!s->peers || !s->fence_pending || !s->dirty) {
+    if (!s->peers) {
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi: out of memory for %d peers", s->n_pes);
         return GSHMEM_ERR_NOMEM;
     }
+    GSHMEMI_CHECK(ofi_chan_init(s, &s->dchan));
     for (int pe = 0; pe < s->n_pes; pe++) {
         fi_addr_t a = FI_ADDR_NOTAVAIL;
         int rc = fi_av_insert(s->av, cards[pe].addr, 1, &a, 0, NULL);
@@ -240,11 +239,17 @@ static int ofi_close_all(ofi_state_t *s)
     free(s->arena);
     free(s->bounce);
     free(s->peers);
-    free(s->fence_pending);
-    free(s->dirty);
+    ofi_chan_fini(&s->dchan);
+    for (ofi_chan_t *ch = s->chans, *next; ch; ch = next) {   /* not closed: contexts */
+        next = ch->next;                                      /* end before finalize */
+        ofi_chan_fini(ch);
+        free(ch);
+    }
     free(s->own_reach);
     pthread_mutex_destroy(&s->free_lock);
     pthread_mutex_destroy(&s->reg_lock);
+    pthread_mutex_destroy(&s->chan_lock);
+    pthread_mutex_destroy(&s->hold_lock);
     free(s);
     return rc;
 }
@@ -271,6 +276,8 @@ static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
     gshmemi_idle_init(&s->idle, env->cfg->idle_spin_us, env->cfg->idle_nap_us);
     pthread_mutex_init(&s->free_lock, NULL);
     pthread_mutex_init(&s->reg_lock, NULL);
+    pthread_mutex_init(&s->chan_lock, NULL);
+    pthread_mutex_init(&s->hold_lock, NULL);
     memset(&me, 0, sizeof me);
     /* Local failures still join the exchange, so no peer is left waiting. */
     me.status = ofi_local_setup(s, env, &me);
@@ -316,7 +323,7 @@ static int ofi_finalize(gshmemi_transport_t *tp)
     ofi_state_t *s = ofi_state(tp);
     if (!s)
         return 0;
-    int rc = ofi_quiet(s);
+    int rc = ofi_quiet_all(s);
     /* Nobody closes while a peer may still target it. */
     int brc = s->boot->ops->barrier(s->boot);
     if (brc != 0 && rc == 0)
@@ -328,9 +335,11 @@ static int ofi_finalize(gshmemi_transport_t *tp)
     return rc ? rc : crc;
 }
 
+/* Both on the instance's channel only. */
 static int ofi_fence(gshmemi_transport_t *tp)
 {
     ofi_state_t *s = ofi_state(tp);
+    ofi_chan_t *ch = ofi_chan_of(tp);
     if (s->am_mode) {   /* active messages: targets apply one PE's requests in order, */
 #ifdef GSHMEM_HAVE_CUDA    /* but for small records, which a fenced record follows */
         if (s->am)
@@ -339,15 +348,15 @@ static int ofi_fence(gshmemi_transport_t *tp)
         return 0;
     }
     if (!s->has_fence)
-        return ofi_quiet(s);
+        return ofi_quiet(s, ch);
     for (int pe = 0; pe < s->n_pes; pe++)
-        __atomic_store_n(&s->fence_pending[pe], 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&ch->fence_pending[pe], 1, __ATOMIC_RELEASE);
     return 0;
 }
 
 static int ofi_quiet_op(gshmemi_transport_t *tp)
 {
-    return ofi_quiet(ofi_state(tp));
+    return ofi_quiet(ofi_state(tp), ofi_chan_of(tp));
 }
 
 static int ofi_quiet_mark_op(gshmemi_transport_t *tp, uint64_t *mark_p)
@@ -423,8 +432,8 @@ static int ofi_mem_unregister(gshmemi_transport_t *tp, void *addr)
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi: %p is not a registered address", addr);
         return GSHMEM_ERR_INVALID_ARG;
     }
-    /* Ops still using it must finish before the MR goes. */
-    int rc = ofi_quiet(s);
+    /* Ops still using it, on any channel, must finish before the MR goes. */
+    int rc = ofi_quiet_all(s);
     int crc = fi_close(&found->mr->fid);
     if (crc != 0 && rc == 0) {
         GSHMEMI_ERROR(OFI_SUBSYS, "ofi: closing the registration of %p failed: %s", addr,
@@ -453,6 +462,10 @@ const gshmemi_transport_ops_t gshmemi_ofi_ops = {
     .progress = ofi_progress_op,
     .mem_register = ofi_mem_register,
     .mem_unregister = ofi_mem_unregister,
+    .chan_open = ofi_chan_open,
+    .chan_close = ofi_chan_close,
+    .chan_pending = ofi_chan_pending,
+    .chan_hold = ofi_chan_hold,
     .select_device = gshmemi_tp_no_select_device,
     .peer_bases_device = gshmemi_tp_no_peer_bases_device,
 };

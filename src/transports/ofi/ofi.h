@@ -4,9 +4,17 @@
  * Completion model: every operation takes an ofi_op_t from a registered
  * arena (its fi_context2 is the provider's context, its small buffers hold
  * AMO operands and results, so they have a local descriptor), and names an
- * ofi_sync_t that is bumped when the op completes: the global one for nbi
+ * ofi_sync_t that is bumped when the op completes: its channel's for nbi
  * operations (quiet waits until done == posted), a stack one for blocking
- * calls. The CQ is read by the progress thread and by every wait loop. */
+ * calls. The CQ is read by the progress thread and by every wait loop;
+ * each entry's op_context leads to the op, so to its channel.
+ *
+ * Channels (transport.h's chan): the transport's own (dchan) and one per
+ * communication context (ofi_chan_open), all on the one endpoint and CQ.
+ * A channel is its nbi counts, its pending fences and its written PEs, so
+ * a channel's quiet waits for (and flushes) its own operations only and
+ * its fence orders its own. Not per channel: the active-message path
+ * (every channel issues on dchan there: a quiet completes everything). */
 #ifndef GSHMEMI_OFI_H
 #define GSHMEMI_OFI_H
 
@@ -47,7 +55,17 @@ typedef struct ofi_sync {
     uint64_t posted;              /* ops issued against this sync */
     uint64_t done;                /* ops completed (atomic) */
     int err;                      /* first error (atomic), 0 if none */
+    int held;                     /* test hook (chan_hold, atomic): completions parked */
+    struct ofi_op *parked;        /* ops completed while held (under hold_lock) */
 } ofi_sync_t;
+
+/* A channel: what a quiet or fence of it covers. */
+typedef struct ofi_chan {
+    ofi_sync_t nbi;               /* its nbi ops */
+    unsigned char *fence_pending; /* [n_pes] (atomic), only with has_fence */
+    unsigned char *dirty;         /* [n_pes] (atomic), writes since quiet (!has_dc) */
+    struct ofi_chan *next;        /* the contexts' channels (chan_lock) */
+} ofi_chan_t;
 
 typedef struct ofi_op {
     struct fi_context2 ctx;       /* first: the provider's context */
@@ -61,6 +79,7 @@ typedef struct ofi_op {
     int rail;                     /* active messages: the endpoint it was posted on */
     void *copy_out;               /* get via bounce / fetch result: user dst */
     size_t copy_len;
+    int parked_err;               /* its completion's error while parked (held) */
     uint64_t operand, compare, result;   /* registered AMO buffers */
 } ofi_op_t;
 
@@ -131,9 +150,10 @@ typedef struct ofi_state {
     ofi_reg_t *regs;
     pthread_mutex_t reg_lock;
 
-    ofi_sync_t nbi;               /* every nbi op */
-    unsigned char *fence_pending; /* [n_pes], only with has_fence */
-    unsigned char *dirty;         /* [n_pes], writes since quiet (!has_dc) */
+    ofi_chan_t dchan;             /* the transport's own channel (no context) */
+    ofi_chan_t *chans;            /* the contexts' channels */
+    pthread_mutex_t chan_lock;    /* chans (open, close, quiet of all) */
+    pthread_mutex_t hold_lock;    /* held syncs' parked lists */
 
     struct ofi_am *am;        /* active-message path state, NULL on the RMA path */
 
@@ -181,22 +201,40 @@ ofi_op_t *ofi_op_get(ofi_state_t *s, ofi_sync_t *sync, ofi_op_kind_t kind, int p
 void ofi_op_put(ofi_state_t *s, ofi_op_t *op);
 int ofi_bounce_get(ofi_state_t *s);
 char *ofi_bounce_ptr(ofi_state_t *s, int slot);
-/* Wait until sync->done reaches sync->posted; returns its first error. */
+/* Wait until sync->done reaches sync->posted; returns its first error
+ * (a held sync: GSHMEM_ERR_INTERNAL at once, logged). */
 int ofi_sync_wait(ofi_state_t *s, ofi_sync_t *sync);
 /* An op of sync completed, with fi error err (0: success): keep the
  * first error, count it done. */
 void ofi_sync_complete(ofi_sync_t *sync, int err);
-int ofi_quiet(ofi_state_t *s);
+/* Test hook: hold (park) or release the completions of sync. */
+void ofi_sync_hold(ofi_state_t *s, ofi_sync_t *sync, int hold);
+
+/* ofi_chan.c: channels */
+int ofi_chan_init(ofi_state_t *s, ofi_chan_t *ch);   /* the arrays of one */
+void ofi_chan_fini(ofi_chan_t *ch);
+int ofi_chan_open(gshmemi_transport_t *tp, void **chan_p);
+int ofi_chan_close(gshmemi_transport_t *tp, void *chan);
+int ofi_chan_pending(gshmemi_transport_t *tp, uint64_t *pending_p);
+int ofi_chan_hold(gshmemi_transport_t *tp, int hold);
+/* Complete (and make visible) what was issued on ch; on every channel. */
+int ofi_quiet(ofi_state_t *s, ofi_chan_t *ch);
+int ofi_quiet_all(ofi_state_t *s);
 
 /* ofi_rma.c */
+/* Post one write (op->kind OFI_OP_PUT) or read of op->len bytes between
+ * buf and op->pe's heap offset op->off. The op is counted in its sync
+ * before posting; on failure it is uncounted, freed, and the error logged. */
+int ofi_rma_post(ofi_state_t *s, ofi_op_t *op, void *buf, void *desc, uint64_t flags);
 int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
                 size_t n, int nbi);
 int ofi_rma_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
                       size_t n);
 int ofi_rma_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, size_t n,
                 int nbi);
-/* Flags of the next op to pe: FI_COMPLETION, FI_FENCE if one is pending. */
-uint64_t ofi_op_flags(ofi_state_t *s, int pe, int remote_write);
+/* Flags of the next op of ch to pe: FI_COMPLETION, FI_FENCE if one is
+ * pending on ch (FI_DELIVERY_COMPLETE for writes, or pe noted written). */
+uint64_t ofi_op_flags(ofi_state_t *s, ofi_chan_t *ch, int pe, int remote_write);
 /* 1 and *desc_p when [p, p+n) can be used as a local buffer as is (heap,
  * registration, or a provider without FI_MR_LOCAL); 0: bounce it. */
 int ofi_local_desc(ofi_state_t *s, const void *p, size_t n, void **desc_p);
@@ -256,6 +294,12 @@ extern int gshmemi_ofi_force_bounce;
 static inline ofi_state_t *ofi_state(gshmemi_transport_t *tp)
 {
     return (ofi_state_t *)tp->priv;
+}
+
+/* The channel an instance of the transport issues on. */
+static inline ofi_chan_t *ofi_chan_of(gshmemi_transport_t *tp)
+{
+    return tp->chan != NULL ? (ofi_chan_t *)tp->chan : &ofi_state(tp)->dchan;
 }
 
 static inline int ofi_check_pe(ofi_state_t *s, int pe, const char *what)

@@ -99,7 +99,7 @@ typedef struct ofi_am_rail {
 /* A quiet mark (ofi_am_quiet_mark): what had been issued when it was made. */
 typedef struct ofi_am_mark {
     uint64_t *seq;           /* [n_pes] next_seq */
-    uint64_t tx, nbi;        /* tx_sync.posted and s->nbi.posted */
+    uint64_t tx, nbi;        /* tx_sync.posted and s->dchan.nbi.posted */
 } ofi_am_mark_t;
 
 /* What the source side did (printed at INFO when the transport closes). */

@@ -529,7 +529,7 @@ int ofi_am_get(ofi_state_t *s, int pe, void *dst, uint64_t off, size_t n, int nb
 {
     ofi_am_t *st = s->am;
     ofi_sync_t local = {0};
-    ofi_sync_t *sync = nbi ? &s->nbi : &local;
+    ofi_sync_t *sync = nbi ? &s->dchan.nbi : &local;
     int rc = 0;
     for (size_t done = 0; done < n && rc == 0; done += st->chunk) {
         size_t len = n - done < st->chunk ? n - done : st->chunk;
@@ -593,7 +593,7 @@ int ofi_am_quiet(ofi_state_t *s)
         rc = ofi_am_spin(s);
     pthread_mutex_unlock(&st->src_lock);
     if (rc == 0)
-        rc = ofi_sync_wait(s, &s->nbi);
+        rc = ofi_sync_wait(s, &s->dchan.nbi);
     for (int pe = 0; pe < s->n_pes && rc == 0; pe++) {
         uint64_t want = __atomic_load_n(&st->next_seq[pe], __ATOMIC_ACQUIRE);
         while (__atomic_load_n(&st->acked[pe], __ATOMIC_ACQUIRE) < want) {
@@ -626,7 +626,7 @@ int ofi_am_quiet_mark(ofi_state_t *s, uint64_t *mark_p)
         for (int pe = 0; pe < s->n_pes; pe++)
             k->seq[pe] = __atomic_load_n(&st->next_seq[pe], __ATOMIC_ACQUIRE);
         k->tx = __atomic_load_n(&st->tx_sync.posted, __ATOMIC_ACQUIRE);
-        k->nbi = __atomic_load_n(&s->nbi.posted, __ATOMIC_ACQUIRE);
+        k->nbi = __atomic_load_n(&s->dchan.nbi.posted, __ATOMIC_ACQUIRE);
         *mark_p = m;
     }
     pthread_mutex_unlock(&st->src_lock);
@@ -639,7 +639,7 @@ int ofi_am_quiet_mark(ofi_state_t *s, uint64_t *mark_p)
 static int ofi_am_mark_done(ofi_state_t *s, const ofi_am_mark_t *k)
 {
     ofi_am_t *st = s->am;
-    if (__atomic_load_n(&s->nbi.done, __ATOMIC_ACQUIRE) < k->nbi ||
+    if (__atomic_load_n(&s->dchan.nbi.done, __ATOMIC_ACQUIRE) < k->nbi ||
         __atomic_load_n(&st->tx_sync.done, __ATOMIC_ACQUIRE) < k->tx)
         return 0;
     for (int pe = 0; pe < s->n_pes; pe++)
@@ -672,7 +672,7 @@ int ofi_am_quiet_test(ofi_state_t *s, uint64_t mark)
         if (!ofi_am_mark_done(s, k))
             return 0;
     }
-    int rc = __atomic_exchange_n(&s->nbi.err, 0, __ATOMIC_ACQ_REL);
+    int rc = __atomic_exchange_n(&s->dchan.nbi.err, 0, __ATOMIC_ACQ_REL);
     int trc = __atomic_exchange_n(&st->tx_sync.err, 0, __ATOMIC_ACQ_REL);
     int erc = __atomic_exchange_n(&st->err, 0, __ATOMIC_ACQ_REL);
     rc = rc ? rc : trc ? trc : erc;

@@ -4,7 +4,8 @@
  * provider's mr_mode. When ofi is in use every AMO goes through it, even to
  * this PE, so that AMOs are atomic with each other.
  * amo_nbi with after_fence: FI_FENCE on the op where the provider honours
- * it; otherwise wait for every outstanding op (a quiet) before posting.
+ * it; otherwise wait for the outstanding ops of its channel (a quiet of
+ * the channel) before posting.
  * Bitwise ops (FI_BAND, FI_BOR, FI_BXOR) are checked against the provider
  * with fi_atomicvalid / fi_fetch_atomicvalid before each is posted: one
  * the provider lacks is an error naming the op, type and provider. Over
@@ -182,7 +183,7 @@ int ofi_amo(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dtype_
         o->copy_len = sz;
     }
     ofi_amo_route(s, &m);
-    int rc = ofi_amo_post(s, o, &m, fdt, ofi_op_flags(s, pe, !m.fetch));
+    int rc = ofi_amo_post(s, o, &m, fdt, ofi_op_flags(s, ofi_chan_of(tp), pe, !m.fetch));
     int wrc = ofi_sync_wait(s, &local);
     return rc ? rc : wrc;
 }
@@ -204,16 +205,17 @@ int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dt
         return ofi_am_amo_nbi(s, pe, op, dt, off, operand);
 #endif
     GSHMEMI_CHECK(ofi_amo_check_bitwise(s, op, &m, fdt, pe));
+    ofi_chan_t *ch = ofi_chan_of(tp);
     if (after_fence) {
         if (s->has_fence)
-            __atomic_store_n(&s->fence_pending[pe], 1, __ATOMIC_RELEASE);
+            __atomic_store_n(&ch->fence_pending[pe], 1, __ATOMIC_RELEASE);
         else
-            GSHMEMI_CHECK(ofi_quiet(s));   /* earlier ops complete and visible first */
+            GSHMEMI_CHECK(ofi_quiet(s, ch));   /* its earlier ops complete and visible first */
     }
     size_t sz = gshmemi_dtype_size(dt);
-    ofi_op_t *o = ofi_op_get(s, &s->nbi, OFI_OP_AMO, pe, off, sz);
+    ofi_op_t *o = ofi_op_get(s, &ch->nbi, OFI_OP_AMO, pe, off, sz);
     o->operand = o->compare = o->result = 0;
     memcpy(&o->operand, operand, sz);
     ofi_amo_route(s, &m);
-    return ofi_amo_post(s, o, &m, fdt, ofi_op_flags(s, pe, !m.fetch));
+    return ofi_amo_post(s, o, &m, fdt, ofi_op_flags(s, ch, pe, !m.fetch));
 }

@@ -90,6 +90,35 @@ void ofi_op_put(ofi_state_t *s, ofi_op_t *op)
     pthread_mutex_unlock(&s->free_lock);
 }
 
+/* Test hook (chan_hold): an op of a held sync is parked, not counted. */
+static int ofi_sync_park(ofi_state_t *s, ofi_sync_t *sync, ofi_op_t *op, int err)
+{
+    int parked = 0;
+    pthread_mutex_lock(&s->hold_lock);
+    if (__atomic_load_n(&sync->held, __ATOMIC_ACQUIRE)) {
+        op->parked_err = err;
+        op->next_free = sync->parked;
+        sync->parked = op;
+        parked = 1;
+    }
+    pthread_mutex_unlock(&s->hold_lock);
+    return parked;
+}
+
+void ofi_sync_hold(ofi_state_t *s, ofi_sync_t *sync, int hold)
+{
+    pthread_mutex_lock(&s->hold_lock);
+    __atomic_store_n(&sync->held, hold != 0, __ATOMIC_RELEASE);
+    ofi_op_t *list = hold ? NULL : sync->parked;
+    if (!hold)
+        sync->parked = NULL;
+    pthread_mutex_unlock(&s->hold_lock);
+    for (ofi_op_t *op = list, *next; op != NULL; op = next) {
+        next = op->next_free;
+        ofi_op_complete(s, op, op->parked_err);
+    }
+}
+
 /* An op is done (err 0) or failed: copy results out, free it, then count it
  * (the last step: a blocking caller may return and drop its sync at once). */
 void ofi_op_complete(ofi_state_t *s, ofi_op_t *op, int err)
@@ -101,6 +130,9 @@ void ofi_op_complete(ofi_state_t *s, ofi_op_t *op, int err)
     }
 #endif
     ofi_sync_t *sync = op->sync;
+    if (__builtin_expect(__atomic_load_n(&sync->held, __ATOMIC_ACQUIRE), 0) &&
+        ofi_sync_park(s, sync, op, err))
+        return;
     if (!err && op->copy_out) {
         const void *from = op->kind == OFI_OP_GET ? (const void *)ofi_bounce_ptr(s, op->bounce)
                                                   : (const void *)&op->result;
@@ -210,6 +242,13 @@ int ofi_cq_poll(ofi_state_t *s)
 int ofi_sync_wait(ofi_state_t *s, ofi_sync_t *sync)
 {
     uint64_t want = __atomic_load_n(&sync->posted, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&sync->held, __ATOMIC_ACQUIRE) &&
+        __atomic_load_n(&sync->done, __ATOMIC_ACQUIRE) < want) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: a wait for %llu operations whose completions are held "
+                      "(test hook chan_hold) would never return",
+                      (unsigned long long)(want - __atomic_load_n(&sync->done, __ATOMIC_ACQUIRE)));
+        return GSHMEM_ERR_INTERNAL;
+    }
     while (__atomic_load_n(&sync->done, __ATOMIC_ACQUIRE) < want) {
         int n = ofi_progress_once(s);
         if (n < 0)

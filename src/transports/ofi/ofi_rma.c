@@ -1,4 +1,5 @@
-/* ofi_rma.c: put, get, fence and quiet over fi_writemsg / fi_readmsg.
+/* ofi_rma.c: put and get over fi_writemsg / fi_readmsg, on the channel of
+ * the instance they come through (ofi_chan.c has the channels' quiet).
  * Transfers split at the provider's max_msg_size (and at the bounce slot
  * size when bouncing). Local buffers: the heap MR's descriptor inside the
  * heap, a registration's for mem_register'd memory, NULL for providers
@@ -12,14 +13,14 @@
 
 int gshmemi_ofi_force_bounce = 0;
 
-uint64_t ofi_op_flags(ofi_state_t *s, int pe, int remote_write)
+uint64_t ofi_op_flags(ofi_state_t *s, ofi_chan_t *ch, int pe, int remote_write)
 {
     uint64_t flags = FI_COMPLETION;
     if (remote_write && s->has_dc)
         flags |= FI_DELIVERY_COMPLETE;
     if (remote_write && !s->has_dc)
-        s->dirty[pe] = 1;
-    if (s->has_fence && __atomic_exchange_n(&s->fence_pending[pe], 0, __ATOMIC_ACQ_REL))
+        __atomic_store_n(&ch->dirty[pe], 1, __ATOMIC_RELAXED);
+    if (s->has_fence && __atomic_exchange_n(&ch->fence_pending[pe], 0, __ATOMIC_ACQ_REL))
         flags |= FI_FENCE;
     return flags;
 }
@@ -50,9 +51,7 @@ int ofi_local_desc(ofi_state_t *s, const void *p, size_t n, void **desc_p)
     return 0;
 }
 
-/* Post one write or read of len bytes between buf and pe's heap offset off.
- * The op is counted in sync before posting; on failure it is uncounted. */
-static int ofi_rma_post(ofi_state_t *s, ofi_op_t *op, void *buf, void *desc, uint64_t flags)
+int ofi_rma_post(ofi_state_t *s, ofi_op_t *op, void *buf, void *desc, uint64_t flags)
 {
     ofi_peer_t *peer = &s->peers[op->pe];
     struct iovec iov = {.iov_base = buf, .iov_len = op->len};
@@ -83,11 +82,11 @@ static int ofi_rma_post(ofi_state_t *s, ofi_op_t *op, void *buf, void *desc, uin
     return GSHMEM_ERR_TRANSPORT;
 }
 
-static int ofi_put_chunk(ofi_state_t *s, ofi_sync_t *sync, int pe, uint64_t off,
-                         const char *src, size_t len, int usable, void *desc)
+static int ofi_put_chunk(ofi_state_t *s, ofi_chan_t *ch, ofi_sync_t *sync, int pe,
+                         uint64_t off, const char *src, size_t len, int usable, void *desc)
 {
     ofi_op_t *op = ofi_op_get(s, sync, OFI_OP_PUT, pe, off, len);
-    uint64_t flags = ofi_op_flags(s, pe, 1);
+    uint64_t flags = ofi_op_flags(s, ch, pe, 1);
     if (len <= s->inject_size) {
         flags |= FI_INJECT;   /* copied by the provider: no local descriptor needed */
         return ofi_rma_post(s, op, (void *)src, usable ? desc : NULL, flags);
@@ -100,11 +99,11 @@ static int ofi_put_chunk(ofi_state_t *s, ofi_sync_t *sync, int pe, uint64_t off,
     return ofi_rma_post(s, op, b, s->bounce_desc, flags);
 }
 
-static int ofi_get_chunk(ofi_state_t *s, ofi_sync_t *sync, int pe, uint64_t off, char *dst,
-                         size_t len, int usable, void *desc)
+static int ofi_get_chunk(ofi_state_t *s, ofi_chan_t *ch, ofi_sync_t *sync, int pe,
+                         uint64_t off, char *dst, size_t len, int usable, void *desc)
 {
     ofi_op_t *op = ofi_op_get(s, sync, OFI_OP_GET, pe, off, len);
-    uint64_t flags = ofi_op_flags(s, pe, 0);
+    uint64_t flags = ofi_op_flags(s, ch, pe, 0);
     if (usable)
         return ofi_rma_post(s, op, dst, desc, flags);
     op->bounce = ofi_bounce_get(s);
@@ -147,16 +146,17 @@ int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *s
     if (s->am)
         return ofi_am_put(s, pe, dst_off, src, n, nbi);
 #endif
+    ofi_chan_t *ch = ofi_chan_of(tp);
     ofi_sync_t local = {0};
-    ofi_sync_t *sync = nbi ? &s->nbi : &local;
+    ofi_sync_t *sync = nbi ? &ch->nbi : &local;
     void *desc = NULL;
     int usable = ofi_local_desc(s, src, n, &desc);
     size_t chunk = ofi_chunk_size(s, usable);
     int rc = 0;
     for (size_t done = 0; done < n && rc == 0; done += chunk) {
         size_t len = n - done < chunk ? n - done : chunk;
-        rc = ofi_put_chunk(s, sync, pe, dst_off + done, (const char *)src + done, len, usable,
-                           desc);
+        rc = ofi_put_chunk(s, ch, sync, pe, dst_off + done, (const char *)src + done, len,
+                           usable, desc);
     }
     if (nbi)
         return rc;
@@ -174,47 +174,20 @@ int ofi_rma_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, si
     if (s->am)
         return ofi_am_get(s, pe, dst, src_off, n, nbi);
 #endif
+    ofi_chan_t *ch = ofi_chan_of(tp);
     ofi_sync_t local = {0};
-    ofi_sync_t *sync = nbi ? &s->nbi : &local;
+    ofi_sync_t *sync = nbi ? &ch->nbi : &local;
     void *desc = NULL;
     int usable = ofi_local_desc(s, dst, n, &desc);
     size_t chunk = ofi_chunk_size(s, usable);
     int rc = 0;
     for (size_t done = 0; done < n && rc == 0; done += chunk) {
         size_t len = n - done < chunk ? n - done : chunk;
-        rc = ofi_get_chunk(s, sync, pe, src_off + done, (char *)dst + done, len, usable, desc);
+        rc = ofi_get_chunk(s, ch, sync, pe, src_off + done, (char *)dst + done, len, usable,
+                           desc);
     }
     if (nbi)
         return rc;
     int wrc = ofi_sync_wait(s, &local);
     return rc ? rc : wrc;
-}
-
-/* Without delivery-complete, a read after the writes to each written PE
- * (read-after-write ordered) makes them visible before quiet returns. */
-static int ofi_flush(ofi_state_t *s)
-{
-    ofi_sync_t local = {0};
-    int rc = 0;
-    for (int pe = 0; pe < s->n_pes && rc == 0; pe++) {
-        if (!s->dirty[pe])
-            continue;
-        s->dirty[pe] = 0;
-        ofi_op_t *op = ofi_op_get(s, &local, OFI_OP_FLUSH, pe, 0, sizeof(uint64_t));
-        rc = ofi_rma_post(s, op, &op->result, s->arena_desc, ofi_op_flags(s, pe, 0));
-    }
-    int wrc = ofi_sync_wait(s, &local);
-    return rc ? rc : wrc;
-}
-
-int ofi_quiet(ofi_state_t *s)
-{
-#ifdef GSHMEM_HAVE_CUDA
-    if (s->am)
-        return ofi_am_quiet(s);
-#endif
-    int rc = ofi_sync_wait(s, &s->nbi);
-    if (rc == 0 && !s->has_dc && s->has_raw)
-        rc = ofi_flush(s);
-    return rc;
 }

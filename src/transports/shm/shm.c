@@ -517,6 +517,10 @@ const gshmemi_transport_ops_t gshmemi_shm_ops = {
     .progress = shm_progress,
     .mem_register = shm_mem_register,
     .mem_unregister = shm_mem_unregister,
+    .chan_open = gshmemi_tp_chan_shared,
+    .chan_close = gshmemi_tp_chan_close_shared,
+    .chan_pending = gshmemi_tp_no_chan_pending,
+    .chan_hold = gshmemi_tp_no_chan_hold,
     .select_device = gshmemi_tp_no_select_device,
     .peer_bases_device = gshmemi_tp_no_peer_bases_device,
 };
