@@ -234,6 +234,11 @@ const char *test_order_iters(const char *tp)
     return "1000";
 }
 
+const char *test_ctx_mode(const char *tp)
+{
+    return strncmp(tp, "ofi-", 4) == 0 ? "isolated" : "shared";
+}
+
 /* detect_leaks=0 (ASan builds): Open MPI's components are dlopen'd and
  * keep allocations until exit; after dlclose LeakSanitizer can neither
  * symbolize nor suppress them. */

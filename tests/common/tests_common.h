@@ -51,6 +51,9 @@ void test_expect_ok_2_4(const char *env, const char *what, const char *prog, int
 /* Iterations of pe_api_order's litmus tests over tp (test_tp_env's
  * names): many over shm, fewer over ofi. */
 const char *test_order_iters(const char *tp);
+/* pe_api_ctx's mode over tp: "isolated" where the transport gives each
+ * context a channel of its own (ofi's RMA path), else "shared". */
+const char *test_ctx_mode(const char *tp);
 
 /* Host-heap runs of ofi's active messages (GSHMEM_OFI_AM): 256 KiB
  * messages, not the default 1 MiB. ofi_rxm keeps eager buffers of one
