@@ -1,12 +1,12 @@
 /* test_conform_mpirun: the conformance programs (the pe_api_* that
- * test_shmem15.c, test_teams.c and test_api.c run under gshmemrun) under
- * mpirun on loopback, with the same checks: exit status 0, "<prog>: OK",
- * pe_api_mem's log line. Each runs in its default mode, which needs nothing
- * of gshmemrun's. Left to gshmemrun: the misuse modes (test_bad.c ends a
- * job under mpirun), pe_api_symdata's lib and mismatch modes (GSHMEMRUN_PE
- * picks the executable) and ofi's active messages.
+ * test_shmem15.c, test_teams.c, test_ctx.c and test_api.c run under
+ * gshmemrun) under mpirun on loopback, with the same checks: exit status 0,
+ * "<prog>: OK", pe_api_mem's log line. Each runs in its default mode, which
+ * needs nothing of gshmemrun's. Left to gshmemrun: the misuse modes
+ * (test_bad.c ends a job under mpirun), pe_api_symdata's lib and mismatch
+ * modes (GSHMEMRUN_PE picks the executable) and ofi's active messages.
  * With GSHMEM_BOOTSTRAP=mpi: shm at 2 and 4 PEs, ofi over tcp;ofi_rxm at 2
- * (at 4 too the suite took 57 s instead of about 40 at -j2 on 2 cores; the
+ * (at 4 too the suite took 57 s instead of about 35 at -j2 on 2 cores; the
  * transport does not see the launcher, and the gshmemrun drivers run
  * ofi/tcp at 4). With the bootstrap mpirun gets by default (auto: pmix
  * under Open MPI): shm at 4 PEs. */
@@ -20,21 +20,22 @@
 
 static const struct {
     const char *prog;
-    int order;               /* argv[1]: test_order_iters(tp) */
-    const char *must_have;   /* besides "<prog>: OK" */
+    const char *(*args_of)(const char *tp);   /* its arguments over tp; NULL: none */
+    const char *must_have;                    /* besides "<prog>: OK" */
 } cm_progs[] = {
-    {"pe_api_shmem15", 0, NULL},
-    {"pe_api_shmem15_dep", 0, NULL},
-    {"pe_api_shmem15_start", 0, NULL},
-    {"pe_api_shmem15_coll_dep", 0, NULL},
-    {"pe_api_teams", 0, NULL},
-    {"pe_api_rma", 0, NULL},
-    {"pe_api_order", 1, NULL},
-    {"pe_api_amo", 0, NULL},
-    {"pe_api_coll", 0, NULL},
-    {"pe_api_mem", 0, TEST_API_MEM_LOG},
-    {"pe_api_shmem", 0, NULL},
-    {"pe_api_symdata", 0, NULL},
+    {.prog = "pe_api_shmem15"},
+    {.prog = "pe_api_shmem15_dep"},
+    {.prog = "pe_api_shmem15_start"},
+    {.prog = "pe_api_shmem15_coll_dep"},
+    {.prog = "pe_api_teams"},
+    {.prog = "pe_api_ctx", .args_of = test_ctx_mode},
+    {.prog = "pe_api_rma"},
+    {.prog = "pe_api_order", .args_of = test_order_iters},
+    {.prog = "pe_api_amo"},
+    {.prog = "pe_api_coll"},
+    {.prog = "pe_api_mem", .must_have = TEST_API_MEM_LOG},
+    {.prog = "pe_api_shmem"},
+    {.prog = "pe_api_symdata"},
 };
 
 /* Every program at n PEs over tp (test_tp_env's names) with
@@ -50,7 +51,7 @@ static void cm_run_all(const char *boot, const char *tp, int n)
     snprintf(xenv, sizeof xenv, "GSHMEM_BOOTSTRAP=%s %s", boot, test_tp_env(tp));
     snprintf(what, sizeof what, "%s under mpirun (GSHMEM_BOOTSTRAP=%s)", tp, boot);
     for (size_t i = 0; i < sizeof cm_progs / sizeof cm_progs[0]; i++) {
-        const char *args = cm_progs[i].order ? test_order_iters(tp) : NULL;
+        const char *args = cm_progs[i].args_of ? cm_progs[i].args_of(tp) : NULL;
         test_run_t r = test_run_mpirun(n, xenv, cm_progs[i].prog, args, CM_TIMEOUT_S);
         test_expect_ok(&r, cm_progs[i].prog, what, n, cm_progs[i].must_have);
     }
