@@ -2,7 +2,8 @@
  * the three transport variants: shm, ofi over the shm provider, ofi over
  * tcp;ofi_rxm on loopback. A run passes when it exits 0 and PE 0 printed
  * "<prog>: OK"; a failure names the program, transport, PE count, exit
- * status and shows the end of the output (the PE's check message). */
+ * status and shows the end of the output (the PE's check message). The
+ * same programs under mpirun: test_conform_mpirun.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,9 @@
 /* test_conform_mpirun: the conformance programs (the pe_api_* that
  * test_shmem15.c, test_teams.c, test_ctx.c and test_api.c run under
  * gshmemrun) under mpirun on loopback, with the same checks: exit status 0,
- * "<prog>: OK", pe_api_mem's log line. Each runs in its default mode, which
- * needs nothing of gshmemrun's. Left to gshmemrun: the misuse modes
+ * "<prog>: OK", pe_api_mem's log line. Each runs with the arguments the
+ * gshmemrun drivers give it (pe_api_order's iterations, pe_api_ctx's mode),
+ * which need nothing of gshmemrun's. Left to gshmemrun: the misuse modes
  * (test_bad.c ends a job under mpirun), pe_api_symdata's lib and mismatch
  * modes (GSHMEMRUN_PE picks the executable) and ofi's active messages.
  * With GSHMEM_BOOTSTRAP=mpi: shm at 2 and 4 PEs, ofi over tcp;ofi_rxm at 2
