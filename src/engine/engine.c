@@ -22,7 +22,9 @@
  * several PEs sharing cores still progress; not while marks are open.
  * Stop (finalize): the loop runs until a pass that started after the stop
  * request finds every ring empty, then quiets: nothing posted before
- * finalize is lost. */
+ * finalize is lost. Exit without finalize (gshmemi_proxy_exit_begin): the
+ * loop leaves after the entry it is on; what was posted and not executed
+ * is dropped with the process. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@
 #include <time.h>
 
 #include "proxy_impl.h"
+#include "base/util/thread.h"
 #if defined(GSHMEM_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
@@ -52,7 +55,8 @@ static void proxy_reject(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gsh
 }
 
 /* The EXT slot that follows a two-slot entry (the producer writes both
- * right after each other). 0 if it never came (stop requested). */
+ * right after each other). 0 if it never came (stop requested) or the
+ * process exits (abandon). */
 static int proxy_poll_ext(gshmemi_proxy_t *p, gshmemi_proxy_chan_t *ch, gshmemi_wqe_t *x)
 {
     uint64_t t0 = 0;
@@ -63,6 +67,8 @@ static int proxy_poll_ext(gshmemi_proxy_t *p, gshmemi_proxy_chan_t *ch, gshmemi_
             continue;
         if (t0 == 0)
             t0 = gshmemi_now_ns();
+        if (__atomic_load_n(&p->abandon, __ATOMIC_ACQUIRE))
+            return 0;
         if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) && gshmemi_now_ns() - t0 > 1000000000ull)
             return 0;
         sched_yield();
@@ -148,6 +154,8 @@ static int proxy_take(gshmemi_proxy_t *p, uint32_t k)
     gshmemi_trace(GSHMEMI_TR_TAKE);
     uint32_t n = gshmemi_qwqe_slots(&w);
     if (n == 2 && !proxy_poll_ext(p, ch, &x)) {
+        if (__atomic_load_n(&p->abandon, __ATOMIC_ACQUIRE))
+            return 0;   /* exit: not the producer's fault */
         proxy_reject(p, k, idx, &w, "its EXT slot never arrived", GSHMEM_ERR_INVALID_ARG);
         return 1;
     }
@@ -160,7 +168,7 @@ static unsigned proxy_pass(gshmemi_proxy_t *p)
 {
     unsigned got = 0;
     uint64_t t0 = gshmemi_now_ns();
-    for (uint32_t k = 0; k < p->n_chan; k++)
+    for (uint32_t k = 0; k < p->n_chan && !__atomic_load_n(&p->abandon, __ATOMIC_ACQUIRE); k++)
         for (int i = 0; i < GSHMEMI_PROXY_BURST && proxy_take(p, k); i++)
             got++;
     if (got > 0) {
@@ -233,6 +241,8 @@ static void *proxy_main(void *arg)
 #endif
     __atomic_store_n(&p->ready, 1, __ATOMIC_RELEASE);
     for (;;) {
+        if (__atomic_load_n(&p->abandon, __ATOMIC_ACQUIRE))
+            break;   /* the process exits: no drain */
         int stopping = __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE);
         if (proxy_pass(p) > 0) {
             gshmemi_idle_busy(&p->idle);
@@ -350,7 +360,7 @@ void gshmemi_proxy_stop(void)
         return;
     __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
     if (p->started)
-        pthread_join(p->thread, NULL);
+        pthread_join(p->thread, NULL);   /* not when exit_wait joined it */
     GSHMEMI_INFO(PROXY_SUBSYS, "proxy: engine stopped: %llu entries in %llu passes (%.0f ns "
                  "per entry busy), %llu transport quiets (%.2f us each), %llu quiets not "
                  "waited for (marks), %llu fences, %llu "
@@ -366,6 +376,30 @@ void gshmemi_proxy_stop(void)
     gshmemi_proxy_channels_destroy(p);
     gshmemi_proxy_g = NULL;
     free(p);
+}
+
+void gshmemi_proxy_exit_begin(void)
+{
+    gshmemi_proxy_t *p = gshmemi_proxy_g;
+
+    if (p != NULL)
+        __atomic_store_n(&p->abandon, 1, __ATOMIC_RELEASE);
+}
+
+int gshmemi_proxy_exit_wait(uint64_t deadline_ns)
+{
+    gshmemi_proxy_t *p = gshmemi_proxy_g;
+
+    if (p == NULL || !p->started)
+        return 0;
+    int rc = gshmemi_thread_exit_join(p->thread, deadline_ns, PROXY_SUBSYS,
+                                      "proxy: the engine thread (in a transport call)");
+    if (rc <= 0)
+        return rc;   /* still running, or the exiting thread is the engine's own */
+    p->started = 0;
+    GSHMEMI_DEBUG(PROXY_SUBSYS, "proxy: engine thread stopped at exit after %llu entries, "
+                  "status %d", (unsigned long long)p->st.entries, p->status);
+    return 1;
 }
 
 gshmemi_queue_t *gshmemi_proxy_queue(void)

@@ -41,12 +41,12 @@ void gshmemi_proxy_fail(gshmemi_proxy_t *p, int rc)
 static int proxy_tp_fail(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, gshmemi_transport_t *tp,
                          int rc, const char *what, const gshmemi_wqe_t *w)
 {
-    GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: channel %u slot %llu (entry %llu): %s to PE %u "
-                  "(offset %llu, size/value %llu) through transport %s failed: %s; the queue "
-                  "path of this PE stops", k, (unsigned long long)(idx & (p->capacity - 1)),
-                  (unsigned long long)idx, what, gshmemi_wqe_pe(w),
-                  (unsigned long long)w->roff, (unsigned long long)w->value, tp->ops->name,
-                  gshmem_strerror(rc));
+    PROXY_FAIL_LOG(p, "proxy: channel %u slot %llu (entry %llu): %s to PE %u "
+                   "(offset %llu, size/value %llu) through transport %s failed: %s; the queue "
+                   "path of this PE stops", k, (unsigned long long)(idx & (p->capacity - 1)),
+                   (unsigned long long)idx, what, gshmemi_wqe_pe(w),
+                   (unsigned long long)w->roff, (unsigned long long)w->value, tp->ops->name,
+                   gshmem_strerror(rc));
     return rc;
 }
 
@@ -58,9 +58,9 @@ static void proxy_issued(gshmemi_proxy_t *p, gshmemi_transport_t *tp)
 
 static int proxy_quiet_fail(gshmemi_proxy_t *p, const gshmemi_transport_t *tp, int rc)
 {
-    GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: quiet of %llu operation(s) failed: %s; "
-                  "the queue path of this PE stops", tp->ops->name,
-                  (unsigned long long)p->nbi_out, gshmem_strerror(rc));
+    PROXY_FAIL_LOG(p, "proxy: transport %s: quiet of %llu operation(s) failed: %s; "
+                   "the queue path of this PE stops", tp->ops->name,
+                   (unsigned long long)p->nbi_out, gshmem_strerror(rc));
     return rc;
 }
 
@@ -127,8 +127,8 @@ int gshmemi_proxy_marks_poll(gshmemi_proxy_t *p)
         gshmemi_transport_t *tp = &p->env.tps[m->tp];
         int rc = tp->ops->quiet_test(tp, m->token);
         if (rc < 0) {
-            GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: a quiet failed: %s; the queue "
-                          "path of this PE stops", tp->ops->name, gshmem_strerror(rc));
+            PROXY_FAIL_LOG(p, "proxy: transport %s: a quiet failed: %s; the queue "
+                           "path of this PE stops", tp->ops->name, gshmem_strerror(rc));
             return rc;
         }
         if (rc == 0)
@@ -158,8 +158,8 @@ static int proxy_order(gshmemi_proxy_t *p)
     gshmemi_transport_t *tp = &p->env.tps[__builtin_ctz(p->used)];
     int rc = tp->ops->fence(tp);
     if (rc != 0) {
-        GSHMEMI_ERROR(PROXY_SUBSYS, "proxy: transport %s: fence failed: %s; the queue path "
-                      "of this PE stops", tp->ops->name, gshmem_strerror(rc));
+        PROXY_FAIL_LOG(p, "proxy: transport %s: fence failed: %s; the queue path "
+                       "of this PE stops", tp->ops->name, gshmem_strerror(rc));
         return rc;
     }
     p->st.fences++;

@@ -6,7 +6,9 @@
  * and before the device state is published (it provides the channels);
  * gshmemi_proxy_stop at finalize before the final barrier (it drains every
  * ring first, so entries posted by kernels that ended before finalize are
- * executed and complete before any PE leaves) and on init's unwinding. */
+ * executed and complete before any PE leaves) and on init's unwinding;
+ * gshmemi_proxy_exit_begin / _wait when the process exits without
+ * finalize (no drain). */
 #ifndef GSHMEMI_PROXY_H
 #define GSHMEMI_PROXY_H
 
@@ -47,6 +49,18 @@ int gshmemi_proxy_start_host(const gshmemi_proxy_env_t *env);
 /* Drains every ring (executes and completes everything posted so far),
  * stops the thread, frees the channels. No-op when no engine runs. */
 void gshmemi_proxy_stop(void);
+
+/* The process exits without finalize (src/api/core/exit.c). begin: the
+ * engine thread leaves after the entry it is on, without draining (a
+ * kernel may still be posting, a peer may be gone), and from then on its
+ * failures are logged at DEBUG only (the transports' exit_threads makes
+ * their waits fail on purpose). wait: joins it by deadline_ns
+ * (gshmemi_now_ns's clock); 1 when joined, 0 when no engine thread runs
+ * (or the caller is it), GSHMEM_ERR_TIMEOUT (logged at WARN). Frees
+ * nothing: kernels may still use the rings; gshmemi_proxy_stop after it
+ * frees without joining again. */
+void gshmemi_proxy_exit_begin(void);
+int gshmemi_proxy_exit_wait(uint64_t deadline_ns);
 
 /* The queue descriptor the producers use (device memory for a CUDA
  * engine, host memory for a host one); NULL when no engine runs. */

@@ -56,6 +56,7 @@ typedef struct gshmemi_proxy {
     pthread_t thread;
     int started;
     int stop;                       /* set (release) by gshmemi_proxy_stop */
+    int abandon;                    /* set (release) by gshmemi_proxy_exit_begin */
     int status;                     /* 0 or the error the engine stopped on */
     uint64_t nbi_out;               /* non-blocking transport ops since the last quiet */
     unsigned used;                  /* bit i: env.tps[i] has such ops in flight */
@@ -69,6 +70,14 @@ typedef struct gshmemi_proxy {
     void *arena;                    /* bounce.c: pinned bounce arena */
     size_t arena_size, arena_used;
 } gshmemi_proxy_t;
+
+/* An error the engine decided (a transport call failed): ERROR, but DEBUG
+ * once the process exits (abandon: the transports fail on purpose then,
+ * and a normal exit prints no error). */
+#define PROXY_FAIL_LOG(p, ...)                                                    \
+    GSHMEMI_LOG(__atomic_load_n(&(p)->abandon, __ATOMIC_ACQUIRE) ? GSHMEMI_LOG_DEBUG \
+                                                                 : GSHMEMI_LOG_ERROR, \
+                PROXY_SUBSYS, __VA_ARGS__)
 
 /* channels.c */
 int gshmemi_proxy_channels_create(gshmemi_proxy_t *p);

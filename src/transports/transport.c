@@ -58,6 +58,12 @@ int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *d
     return GSHMEM_ERR_NOT_SUPPORTED;
 }
 
+int gshmemi_tp_no_threads(gshmemi_transport_t *tp, uint64_t deadline_ns)
+{
+    (void)tp, (void)deadline_ns;
+    return 0;
+}
+
 void *const *gshmemi_tp_no_peer_bases_device(gshmemi_transport_t *tp)
 {
     (void)tp;

@@ -34,6 +34,16 @@ typedef struct gshmemi_transport_ops {
     int (*init)(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env);
     /* Collective; completes everything outstanding first. */
     int (*finalize)(gshmemi_transport_t *tp);
+    /* Not collective: the process exits without finalize (src/api/core/
+     * exit.c, before the CUDA runtime's own exit handler). Stops the
+     * transport's threads, joining them by deadline_ns (gshmemi_now_ns's
+     * clock), and makes its waits return GSHMEM_ERR_NOT_INITIALIZED at once
+     * from then on (the engine, told to leave first, may still be in one,
+     * or call another op before it leaves). Frees nothing, tells no peer.
+     * Returns the number of threads joined, or GSHMEM_ERR_TIMEOUT (logged
+     * at WARN) when one still runs at the deadline. Stub
+     * gshmemi_tp_no_threads: 0. */
+    int (*exit_threads)(gshmemi_transport_t *tp, uint64_t deadline_ns);
     /* Blocking unless nbi: returns when src may be reused (put) or the
      * data is in dst (get). nbi: completes at quiet. */
     int (*put)(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
@@ -137,6 +147,7 @@ static inline gshmemi_transport_t *gshmemi_transport_amo(gshmemi_transport_t *am
 int gshmemi_tp_put_value_by_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off,
                                 const void *src, size_t n);
 int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p);
+int gshmemi_tp_no_threads(gshmemi_transport_t *tp, uint64_t deadline_ns);
 int gshmemi_tp_chan_shared(gshmemi_transport_t *tp, void **chan_p);
 int gshmemi_tp_chan_close_shared(gshmemi_transport_t *tp, void *chan);
 int gshmemi_tp_no_chan_pending(gshmemi_transport_t *tp, uint64_t *pending_p);

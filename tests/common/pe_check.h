@@ -1,9 +1,10 @@
 /* pe_check.h: checks for PE programs. A failed check prints the PE, the
  * file, the line and the values, then exits 1 (the launcher ends the
- * others and reports it) by _exit after flushing: exit() would run the
- * atexit handlers and tear the CUDA runtime down while gshmem's progress
- * threads still call into it (SIGSEGV in cudaGetDevice under ofi's rail
- * threads, printed after the real error). */
+ * others and reports it) by _exit after flushing: no exit handler runs,
+ * so nothing is printed after the real error and nothing waits. (exit()
+ * used to crash here too, a SIGSEGV in cudaGetDevice under ofi's rail
+ * threads while the CUDA runtime tore itself down; gshmem now stops its
+ * threads first: src/api/core/exit.c.) */
 #ifndef GSHMEM_PE_CHECK_H
 #define GSHMEM_PE_CHECK_H
 

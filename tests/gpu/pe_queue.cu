@@ -18,12 +18,22 @@
  *                   (gshmemx_queue_status); PE 1's last heap bytes unchanged
  *   pe_queue drain  nbi puts posted by a kernel that ends right before the
  *                   engine is stopped (what finalize does first) all arrive
+ *   pe_queue exit   with an aggregator (its service thread) running, the
+ *                   puts and gets of ops, a barrier, then a few hundred nbi
+ *                   puts posted by a kernel (not quieted: in the rings and
+ *                   in flight), then exit(0)
+ *                   without gshmem_finalize: the library's exit handler
+ *                   stops its threads before the CUDA runtime's own exit
+ *                   handler; run over ofi (GSHMEM_DISABLE_P2P=1
+ *                   GSHMEM_TRANSPORTS=ofi: active messages, rail threads),
+ *                   every PE must exit 0 with no "driver shutting down"
  * Prints "pe_queue: OK (PE n)" per PE; "probe" as in pe_dev.h. */
 #include <algorithm>
 #include <time.h>
 #include <vector>
 
 #include "pe_dev.h"
+#include "gshmem_agg.h"
 
 extern "C" {
 void gshmemi_engine_stop(void);   /* src/api/core/core.h: finalize's first step */
@@ -471,6 +481,36 @@ static void run_drain(sym *s)
                      "missing: %llx", b, i, (unsigned long long)h[(size_t)b * SLICE + i]);
 }
 
+/* ---- exit without gshmem_finalize ------------------------------------------------ */
+/* A few entries per block, far fewer than the rings hold: the kernel never
+ * waits for ring space, so it ends even when the right PE exits first and
+ * stops acknowledging (a kernel cannot be interrupted; the engine can). */
+__global__ void k_tail(sym *s, int right)
+{
+    int b = blockIdx.x, t = threadIdx.x;
+    if (t < 32)
+        gshmem_int64_p(&s->data[b][t], pat(gshmem_my_pe(), 9, b, t), right);
+    if (t == 0)
+        gshmem_putmem_nbi(s->got[b], s->src[b], SLICE * 8, right);
+}
+
+static void run_exit(sym *s, int *errs)
+{
+    gshmem_agg_attr_t a;
+    gshmem_agg_t *agg = NULL;
+    gshmem_agg_attr_init(&a);
+    a.buf_bytes = 4096;
+    a.bufs_per_pe = 2;
+    int rc = gshmem_agg_create(&a, &agg);   /* never destroyed: its thread runs at exit */
+    PE_CHECK(rc == 0, "gshmem_agg_create: %s", gshmem_strerror(rc));
+    run_puts_gets(s, errs);
+    gshmem_barrier_all();   /* no PE leaves while another's kernel needs it */
+    k_tail<<<NB, NT>>>(s, right);   /* posted, not quieted */
+    CU_SYNC();
+    printf("pe_queue: PE %d: exit(0) without gshmem_finalize\n", me);
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     pe_dev_probe(argc, argv);
@@ -494,6 +534,8 @@ int main(int argc, char **argv)
         run_bad(s);
     } else if (strcmp(mode, "drain") == 0) {
         run_drain(s);
+    } else if (strcmp(mode, "exit") == 0) {
+        run_exit(s, errs);
     } else {
         PE_CHECK(0, "unknown mode %s", mode);
     }

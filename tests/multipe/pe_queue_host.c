@@ -15,6 +15,14 @@
  *                        write nothing (PE 1's last heap bytes stay zero)
  *   pe_queue_host drain  nbi puts posted right before the engine stops
  *                        (gshmemi_proxy_stop, as finalize does) all arrive
+ *   pe_queue_host exit   puts to the right PE (completed), a barrier, then
+ *                        every thread keeps posting puts to this PE (the
+ *                        engine issues them through the transport: over
+ *                        ofi, loopback RMA) while the main thread calls
+ *                        exit(0) without gshmem_finalize: the library's
+ *                        exit handler must stop its threads (DEBUG line
+ *                        "threads stopped at exit") and the PE exit 0
+ *                        with no error printed
  *   pe_queue_host globals  the same entries on global and static variables
  *                        (symmetric data segments): a PUT from a global to
  *                        the right PE's global, a GET into a static, fetch-
@@ -27,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gshmem.h"
 #include "pe_check.h"
@@ -407,6 +416,59 @@ static void *drainer(void *arg)
     return NULL;
 }
 
+/* exit: traffic to the right PE first, complete before the barrier (so no
+ * PE's traffic waits for a PE that exits), then to this PE until the
+ * process ends. A post fails (engine status) or waits for ring space once
+ * the exit handler stopped the engine: both end quietly here. */
+static int exit_phase;   /* atomic: 1 after the barrier */
+
+static void *exiter(void *arg)
+{
+    uint32_t t = (uint32_t)(uintptr_t)arg;
+    for (int i = 0; i < SLICE; i++) {
+        gshmemi_wqe_t w = mk(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_INLINE, 0, right, NULL,
+                             off_of(&S->data[t][i]), pat(me, (int)t, 0, i));
+        (void)post(t, &w, 1);
+    }
+    quiet_all();
+    __atomic_fetch_add(&exit_phase, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&exit_phase, __ATOMIC_ACQUIRE) < 1000)
+        sched_yield();   /* main: the barrier */
+    for (uint64_t r = 0;; r++) {
+        gshmemi_wqe_t w = mk(GSHMEMI_OP_PUT, 0, 0, me, S->src[t], off_of(S->got[t]),
+                             sizeof S->got[t]);
+        uint64_t idx;
+        if (gshmemi_ring_post(&q->ch.rings[t % q->ch.count], &w, 1, NULL, &idx) != 0)
+            return NULL;   /* the engine stopped with an error at exit */
+        w = mk(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_INLINE, 0, me, NULL, off_of(&S->p64[t]), r);
+        if (gshmemi_ring_post(&q->ch.rings[t % q->ch.count], &w, 1, NULL, &idx) != 0)
+            return NULL;
+    }
+}
+
+static void mode_exit(void)
+{
+    pthread_t th[NT];
+    for (uintptr_t t = 0; t < NT; t++)
+        PE_CHECK(pthread_create(&th[t], NULL, exiter, (void *)t) == 0, "pthread_create");
+    while (__atomic_load_n(&exit_phase, __ATOMIC_ACQUIRE) < NT)
+        sched_yield();
+    gshmem_barrier_all();
+    for (int t = 0; t < NT; t++)
+        for (int i = 0; i < SLICE; i++)
+            PE_CHECK(S->data[t][i] == pat(left, t, 0, i), "exit: thread %d word %d from PE %d: "
+                     "%llx", t, i, left, (unsigned long long)S->data[t][i]);
+    __atomic_store_n(&exit_phase, 1000, __ATOMIC_RELEASE);
+    struct timespec nap = {0, 20 * 1000 * 1000};   /* traffic flowing */
+    nanosleep(&nap, NULL);
+    gshmemi_proxy_stats_t st;
+    PE_CHECK(gshmemi_proxy_get_stats(&st) == 0 && st.status == 0, "engine status %d",
+             st.status);
+    printf("pe_queue_host: PE %d: exit(0) without gshmem_finalize, %llu entries taken\n", me,
+           (unsigned long long)st.entries);
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ops";
@@ -440,6 +502,8 @@ int main(int argc, char **argv)
         mode_bad();
     } else if (strcmp(mode, "globals") == 0) {
         mode_globals();
+    } else if (strcmp(mode, "exit") == 0) {
+        mode_exit();
     } else if (strcmp(mode, "drain") == 0) {
         run_threads(drainer);     /* posted, not waited for */
         gshmemi_engine_stop();   /* what finalize does first */

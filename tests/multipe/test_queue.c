@@ -7,7 +7,11 @@
  * GSHMEM_TRANSPORTS=p2p GSHMEM_DEVICE_QUEUE_ONLY=1 (every remote device
  * call takes the queue path; the engine issues it through p2p), several
  * PEs on one GPU. Skipped, with the reason, without a CUDA build or GPU
- * ("pe_queue probe" decides in its own process). */
+ * ("pe_queue probe" decides in its own process).
+ * queue/host_exit_without_finalize_ofi and gpu_exit_without_finalize_ofi:
+ * the PEs call exit(0) without gshmem_finalize while the engine and ofi's
+ * threads are busy (host: the host engine over ofi; gpu: a CUDA heap, the
+ * queue path over ofi). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -102,6 +106,80 @@ Test(queue, host_drain_at_stop)
     test_run_free(&r);
 }
 
+/* ---- exit without gshmem_finalize ------------------------------------------------ */
+
+/* prog's "exit" mode at n PEs under env: each PE calls exit(0) without
+ * gshmem_finalize while the engine and the transport's threads are busy.
+ * gshmemrun ends such a job (status 1, naming a PE that left without
+ * finalize) and sends the PEs still running SIGTERM; a shell around each
+ * PE that ignores SIGTERM (the PE itself keeps the default) reports the
+ * PE's own exit status. Every PE must exit 0, say at DEBUG that its threads
+ * were stopped at exit (the engine's among them, none still running), and
+ * nothing may look like a crash; strict: nor like an error (where no PE's
+ * traffic is in flight to another PE at exit: a PE whose puts go to a
+ * peer that exits first may rightly report them failed). Without the
+ * shell, as users run it: gshmemrun's status and message as for any PE
+ * that leaves without finalize, and still no crash report. */
+#define Q_EXIT_TIMEOUT_S 60
+#define Q_EXIT_DEBUG "GSHMEM_DEBUG=DEBUG GSHMEM_DEBUG_SUBSYS=INIT,PROXY "
+static const char *const q_exit_crash[] = {"check failed", "Segmentation fault", "core dumped",
+                                           "Aborted", "driver shutting down",
+                                           "was killed by signal", "still running", NULL};
+static const char *const q_exit_error[] = {" gshmem ERROR ", " gshmem WARN ", NULL};
+
+static void q_exit_expect_clean(const test_run_t *r, const char *what, int strict)
+{
+    for (const char *const *b = q_exit_crash; *b; b++)
+        cr_expect(strstr(r->output, *b) == NULL, "%s: '%s' in the output (end):\n%s", what, *b,
+                  test_tail(r));
+    for (const char *const *b = q_exit_error; strict && *b; b++)
+        cr_expect(strstr(r->output, *b) == NULL, "%s: '%s' in the output (end):\n%s", what, *b,
+                  test_tail(r));
+}
+
+static void q_exit_run(const char *env, const char *prog, int n, int strict)
+{
+    char cmd[768], what[256];
+    snprintf(what, sizeof what, "%s exit at %d PEs under %s", prog, n, env);
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d /bin/sh -c "
+             "'trap : TERM; \"$0\" exit; echo \"q_exit: PE $GSHMEMRUN_PE exited with status $?\"' "
+             "%%B/tests/pe/%s", n, Q_EXIT_TIMEOUT_S, prog);
+    test_run_t r = test_run(env, cmd, Q_EXIT_TIMEOUT_S + 15);
+    cr_expect(r.status == 1 && strstr(r.output, "without gshmem_finalize") != NULL,
+              "%s: gshmemrun status %d after %.1f s (want 1, naming a PE that left without "
+              "gshmem_finalize); output (end):\n%s", what, r.status, r.seconds, test_tail(&r));
+    cr_expect(test_count_of(r.output, "exited with status 0") == n,
+              "%s: %d of %d PEs exited with status 0; output (end):\n%s", what,
+              test_count_of(r.output, "exited with status 0"), n, test_tail(&r));
+    cr_expect(test_count_of(r.output, "threads stopped at exit: ") == n &&
+              test_count_of(r.output, "engine thread stopped at exit") == n,
+              "%s: %d and %d of %d PEs say their threads and their engine thread were stopped "
+              "at exit; output (end):\n%s", what,
+              test_count_of(r.output, "threads stopped at exit: "),
+              test_count_of(r.output, "engine thread stopped at exit"), n, test_tail(&r));
+    q_exit_expect_clean(&r, what, strict);
+    test_run_free(&r);
+
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
+             "%%B/tests/pe/%s exit", n, Q_EXIT_TIMEOUT_S, prog);
+    r = test_run(env, cmd, Q_EXIT_TIMEOUT_S + 15);
+    cr_expect(r.status == 1 && strstr(r.output, "without gshmem_finalize") != NULL,
+              "%s, no shell: gshmemrun status %d (want 1, naming a PE that left without "
+              "gshmem_finalize); output (end):\n%s", what, r.status, test_tail(&r));
+    q_exit_expect_clean(&r, what, strict);
+    test_run_free(&r);
+}
+
+/* The host engine over ofi (host heap, loopback): its thread and ofi's
+ * progress thread at work when the PEs call exit(0). */
+Test(queue, host_exit_without_finalize_ofi, .timeout = 4 * Q_EXIT_TIMEOUT_S + 60)
+{
+    q_exit_run(Q_EXIT_DEBUG "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' "
+               "FI_TCP_IFACE=lo " Q_HEAP, "pe_queue_host", 2, 1);
+    q_exit_run(Q_EXIT_DEBUG "GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER=shm " Q_HEAP,
+               "pe_queue_host", 3, 1);
+}
+
 /* ---- GPU ------------------------------------------------------------------------- */
 
 static void gpu_ops_with(const char *env, int n)
@@ -137,6 +215,26 @@ Test(queue, gpu_malformed_entry, .timeout = Q_TIMEOUT_S + 30)
               "no error line naming the entry, or the device did not see the status:\n%s",
               test_tail(&r));
     test_run_free(&r);
+}
+
+/* The queue path over ofi as on a multi-node job (P2P off, ofi alone:
+ * active messages with their rail threads, the engine, the aggregator's
+ * service thread), a CUDA heap: the PEs call exit(0) with puts to their
+ * right neighbour in flight (not strict: that neighbour may exit first).
+ * Before the fix a thread called into the CUDA runtime while its exit
+ * handler tore it down ("driver shutting down" from cudaGetDevice, then a
+ * crash). Three times over each provider: that crash did not come every
+ * time. */
+#define Q_EXIT_GPU_ENV Q_EXIT_DEBUG "GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi " \
+                       Q_HEAP
+Test(queue, gpu_exit_without_finalize_ofi, .timeout = 12 * Q_EXIT_TIMEOUT_S + 60)
+{
+    test_require_gpu("pe_queue", "probe");
+    for (int i = 0; i < 3; i++) {
+        q_exit_run(Q_EXIT_GPU_ENV " GSHMEM_OFI_PROVIDER=shm", "pe_queue", 2, 0);
+        q_exit_run(Q_EXIT_GPU_ENV " GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=lo",
+                   "pe_queue", 2, 0);
+    }
 }
 
 Test(queue, gpu_drain_at_finalize, .timeout = Q_TIMEOUT_S + 30)

@@ -64,6 +64,11 @@ int gshmemi_agg_service_add(gshmemi_agg_host_t *a);
 int gshmemi_agg_service_quiesce(gshmemi_agg_host_t *a, long timeout_s);
 /* Removes a (stopping the thread after the last). */
 void gshmemi_agg_service_remove(gshmemi_agg_host_t *a);
+/* The process exits without finalize (src/api/core/exit.c): stops the
+ * service thread, if one runs, joining it by deadline_ns (gshmemi_now_ns's
+ * clock); the aggregators stay as they are. 1 when joined, 0 when none
+ * ran (or the caller is it), GSHMEM_ERR_TIMEOUT (logged at WARN). */
+int gshmemi_agg_service_exit(uint64_t deadline_ns);
 /* One round for a: the summary in *sum_p; 1 when it did something. */
 int gshmemi_agg_service_round(gshmemi_agg_host_t *a, void *stream, gshmemi_agg_summary_t *sum_p);
 

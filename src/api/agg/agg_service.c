@@ -31,6 +31,7 @@
 
 #include "api/core/core.h"
 #include "agg.h"
+#include "base/util/thread.h"
 
 #define AGG_SUBSYS GSHMEMI_SUBSYS_AGG
 
@@ -242,4 +243,37 @@ void gshmemi_agg_service_remove(gshmemi_agg_host_t *a)
         pthread_cond_broadcast(&svc.cond);   /* adders waiting in agg_svc_wait_joined */
         pthread_mutex_unlock(&svc.lock);
     }
+}
+
+/* The lock is taken with the same deadline: a round holds it, and a round
+ * stuck in its kernel must not hang the exit. A remover joining the thread
+ * already (stop set) is left to it. */
+int gshmemi_agg_service_exit(uint64_t deadline_ns)
+{
+    struct timespec end;
+    pthread_t thread;
+
+    gshmemi_deadline_realtime(deadline_ns, &end);
+    if (pthread_mutex_timedlock(&svc.lock, &end) != 0) {
+        GSHMEMI_WARN(AGG_SUBSYS, "aggregator service: a round did not end in time at exit; the "
+                     "process exits with the thread running");
+        return GSHMEM_ERR_TIMEOUT;
+    }
+    int mine = svc.running && !svc.stop;
+    if (mine) {
+        svc.stop = 1;
+        thread = svc.thread;
+    }
+    pthread_mutex_unlock(&svc.lock);
+    if (!mine)
+        return 0;
+    int rc = gshmemi_thread_exit_join(thread, deadline_ns, AGG_SUBSYS,
+                                      "the aggregator's service thread");
+    if (rc <= 0)
+        return rc;   /* still running, or the exiting thread is the service's own */
+    pthread_mutex_lock(&svc.lock);
+    svc.running = 0;
+    pthread_cond_broadcast(&svc.cond);
+    pthread_mutex_unlock(&svc.lock);
+    return 1;
 }

@@ -51,6 +51,12 @@ static inline gshmemi_transport_t *gshmemi_amo_tp_of(int pe)
  * the running runtime, whatever the heap (gshmemi_proxy_start_host). */
 void gshmemi_engine_stop(void);
 int gshmemi_engine_start_host(void);
+/* exit.c: an exit without gshmem_finalize stops the library's threads
+ * first (before CUDA's own exit handler). register: init, right after the
+ * heap (cuda_heap: a CUDA heap was made). began: 1 once that handler ran
+ * (a later gshmem_finalize is skipped). */
+void gshmemi_exit_register(int cuda_heap);
+int gshmemi_exit_began(void);
 /* init.c: the heap GSHMEM_HEAP=setting gives (auto, host or cuda, any
  * case): auto is a CUDA heap when built_with_cuda and n_gpus > 0, else a
  * host heap. Pure (gpu_err: why no GPU is seen, may be NULL). Writes

@@ -9,7 +9,9 @@
  * steps before it, in reverse, and returns the status: the runtime is
  * never left half-initialized, and gshmem_init may be called again.
  * Finalize undoes the same steps: the live contexts destroyed (each
- * quieted), quiet, barrier, transports in reverse order, heap, bootstrap. */
+ * quieted), quiet, barrier, transports in reverse order, heap, bootstrap.
+ * A process that exits without finalize stops the threads in an exit
+ * handler (exit.c), registered right after the heap. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -297,6 +299,9 @@ static int gshmemi_init_impl(void *mpi_comm)
                                                            &dev), rc, fail_node_map);
     }
     GSHMEMI_CHECK_GOTO(gshmemi_init_heap(g, kind), rc, fail_node_map);
+    /* the exit handler that stops the threads started from here on: after
+     * the heap's CUDA init, so that it runs before CUDA's (exit.c) */
+    gshmemi_exit_register(kind == GSHMEMI_HEAP_CUDA);
     gshmemi_init_report_heap(g);
     GSHMEMI_CHECK_GOTO(gshmemi_select_init(g, &tps), rc, fail_heap);
     /* proxy engine: after the transports, before the device state (it
@@ -416,6 +421,13 @@ void gshmem_finalize(void)
     gshmemi_state_t *g = &gshmemi_g;
 
     GSHMEMI_REQUIRE_INIT("gshmem_finalize");
+    if (gshmemi_exit_began()) {
+        GSHMEMI_WARN(GSHMEMI_SUBSYS_INIT, "gshmem_finalize: called while the process exits, "
+                     "after gshmem's exit handler stopped the library's threads (from an "
+                     "atexit handler registered before gshmem_init?): skipped; call "
+                     "gshmem_finalize before exit");
+        return;
+    }
     /* proxy engine: drain every ring (device entries posted before
      * finalize) and stop, before the barrier that lets peers go */
     gshmemi_engine_stop();

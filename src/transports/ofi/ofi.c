@@ -450,6 +450,7 @@ const gshmemi_transport_ops_t gshmemi_ofi_ops = {
     .name = "ofi",
     .init = ofi_init,
     .finalize = ofi_finalize,
+    .exit_threads = ofi_exit_threads,
     .put = ofi_rma_put,
     .get = ofi_rma_get,
     .put_value = ofi_rma_put_value,

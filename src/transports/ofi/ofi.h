@@ -162,6 +162,8 @@ typedef struct ofi_state {
     gshmemi_idle_t idle;          /* the progress thread's waits (base/util/idle.h) */
     int thread_started;
     int stop;                     /* atomic */
+    int exiting;                  /* atomic: the process exits (ofi_exit_threads):
+                                   * progress and waits return at once */
 } ofi_state_t;
 
 /* ofi.c: an AV (FI_AV_TABLE, one entry per PE) and an endpoint of info in
@@ -182,6 +184,11 @@ int ofi_mr_register_in(ofi_state_t *s, struct fid_domain *domain, struct fid_ep 
 /* ofi_progress.c */
 int ofi_progress_start(ofi_state_t *s);
 void ofi_progress_stop(ofi_state_t *s);
+/* transport.h's exit_threads: sets exiting, then joins the progress thread
+ * and the rails' threads by deadline_ns. */
+int ofi_exit_threads(gshmemi_transport_t *tp, uint64_t deadline_ns);
+/* One progress pass: completions read (ops completed), or < 0; at exit
+ * (s->exiting) GSHMEM_ERR_NOT_INITIALIZED at once, touching nothing. */
 int ofi_progress_once(ofi_state_t *s);
 /* Read the CQ until empty, completing ops; returns entries read or < 0. */
 int ofi_cq_poll(ofi_state_t *s);
@@ -276,6 +283,9 @@ void ofi_am_names(ofi_state_t *s, ofi_names_t *names);
 int ofi_am_connect(ofi_state_t *s, int pe, const ofi_names_t *names);
 int ofi_am_threads_start(ofi_state_t *s);
 void ofi_am_threads_stop(ofi_state_t *s);
+/* At exit (s->stop already set): joins the rails' threads by deadline_ns;
+ * how many, or GSHMEM_ERR_TIMEOUT (logged) when one still runs. */
+int ofi_am_threads_exit(ofi_state_t *s, uint64_t deadline_ns);
 int ofi_am_source_progress(ofi_state_t *s);
 void ofi_am_event(ofi_state_t *s, ofi_op_t *op, int err);
 void ofi_am_thread_start(ofi_state_t *s);

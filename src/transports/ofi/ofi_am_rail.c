@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ofi_am.h"
+#include "base/util/thread.h"
 
 /* rail idx >= 1: its objects. shm names an endpoint by its source address
  * (ofi.c): each rail gets the transport's name with "-r<idx>". */
@@ -240,4 +241,24 @@ void ofi_am_threads_stop(ofi_state_t *s)
             pthread_join(st->rails[i].thread, NULL);
             st->rails[i].started = 0;
         }
+}
+
+int ofi_am_threads_exit(ofi_state_t *s, uint64_t deadline_ns)
+{
+    ofi_am_t *st = s->am;
+    int joined = 0, late = 0;
+    for (int i = 1; i < st->n_rails; i++) {
+        if (!st->rails[i].started)
+            continue;
+        char what[64];
+        snprintf(what, sizeof what, "ofi active messages: rail %d's thread", i);
+        int rc = gshmemi_thread_exit_join(st->rails[i].thread, deadline_ns, OFI_SUBSYS, what);
+        if (rc < 0) {
+            late = 1;
+            continue;
+        }
+        joined += rc;
+        st->rails[i].started = 0;
+    }
+    return late ? GSHMEM_ERR_TIMEOUT : joined;
 }

@@ -205,6 +205,8 @@ static int ofi_am_close_all(ofi_state_t *s);
 /* Wait (driving progress and the ready queue) for one pass's worth. */
 static int ofi_am_spin(ofi_state_t *s)
 {
+    if (__atomic_load_n(&s->exiting, __ATOMIC_ACQUIRE))
+        return GSHMEM_ERR_NOT_INITIALIZED;   /* exit: no CUDA event query either */
     int rc = ofi_am_pump(s);
     if (rc < 0)
         return rc;
@@ -254,7 +256,10 @@ static int ofi_am_send(ofi_state_t *s, int pe, const void *msg, size_t len, int 
         rc = fi_inject(s->ep, msg, len, s->peers[pe].addr);
         if (rc != -FI_EAGAIN)
             break;
-        if (ofi_progress_once(s) <= 0)
+        int n = ofi_progress_once(s);
+        if (n == GSHMEM_ERR_NOT_INITIALIZED)
+            break;   /* the process exits: rc stays -FI_EAGAIN */
+        if (n <= 0)
             sched_yield();
     }
     if (slot >= 0)
@@ -265,6 +270,8 @@ static int ofi_am_send(ofi_state_t *s, int pe, const void *msg, size_t len, int 
         st->stats.bytes += len;
         return 0;
     }
+    if (rc == -FI_EAGAIN)
+        return GSHMEM_ERR_NOT_INITIALIZED;
     GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: sending %zu bytes to PE %d failed: %s", len, pe,
                   fi_strerror((int)-rc));
     return GSHMEM_ERR_TRANSPORT;

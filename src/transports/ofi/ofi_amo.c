@@ -116,17 +116,17 @@ static int ofi_amo_post(ofi_state_t *s, ofi_op_t *op, const ofi_amo_map_t *m,
             rc = fi_fetch_atomicmsg(s->ep, &msg, &res, &desc, 1, flags);
         else
             rc = fi_compare_atomicmsg(s->ep, &msg, &cmp, &desc, 1, &res, &desc, 1, flags);
-        if (rc != -FI_EAGAIN)
-            break;
-        ofi_progress_once(s);
+        if (rc != -FI_EAGAIN || ofi_progress_once(s) == GSHMEM_ERR_NOT_INITIALIZED)
+            break;   /* posted, failed, or the process exits (still -FI_EAGAIN) */
     }
     if (rc == 0)
         return 0;
-    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: posting atomic %s to PE %d at heap offset %llu failed: %s",
-                  m->name, op->pe, (unsigned long long)op->off, fi_strerror((int)-rc));
+    if (rc != -FI_EAGAIN)
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: posting atomic %s to PE %d at heap offset %llu failed: "
+                      "%s", m->name, op->pe, (unsigned long long)op->off, fi_strerror((int)-rc));
     ofi_op_put(s, op);
     __atomic_fetch_sub(&sync->posted, 1, __ATOMIC_RELEASE);
-    return GSHMEM_ERR_TRANSPORT;
+    return rc == -FI_EAGAIN ? GSHMEM_ERR_NOT_INITIALIZED : GSHMEM_ERR_TRANSPORT;
 }
 
 static int ofi_amo_check(ofi_state_t *s, int pe, gshmemi_dtype_t dt, uint64_t off,

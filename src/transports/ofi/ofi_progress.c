@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "ofi.h"
+#include "base/util/thread.h"
 
 #define OFI_CQ_BATCH 16
 
@@ -183,6 +184,8 @@ static void ofi_cq_error(ofi_state_t *s, struct fid_cq *cq, ofi_op_t **op_p)
 
 int ofi_progress_once(ofi_state_t *s)
 {
+    if (__builtin_expect(__atomic_load_n(&s->exiting, __ATOMIC_ACQUIRE), 0))
+        return GSHMEM_ERR_NOT_INITIALIZED;   /* every wait loop leaves on it */
 #ifdef GSHMEM_HAVE_CUDA
     if (s->am)
         return ofi_am_progress(s);
@@ -376,4 +379,36 @@ void ofi_progress_stop(ofi_state_t *s)
                   "(%s), %llu naps", s->my_pe, (unsigned long long)s->rcntr_seen,
                   s->rcntr != NULL ? "FI_RMA_EVENT counter" : "not counted",
                   (unsigned long long)s->idle.naps);
+}
+
+/* ---- exit without finalize (transport.h: exit_threads) ----------------------
+ * exiting first: a thread blocked in a wait (the engine's quiet waiting
+ * for a peer that exits too) leaves it with an error, which the engine,
+ * told first, does not report. Then the threads are joined; nothing is
+ * closed (the process is ending, and a peer may still be writing). */
+int ofi_exit_threads(gshmemi_transport_t *tp, uint64_t deadline_ns)
+{
+    ofi_state_t *s = ofi_state(tp);
+    int joined = 0;
+    if (s == NULL)
+        return 0;
+    __atomic_store_n(&s->exiting, 1, __ATOMIC_RELEASE);
+    if (!s->thread_started)
+        return 0;
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+    int rc = gshmemi_thread_exit_join(s->thread, deadline_ns, OFI_SUBSYS,
+                                      "ofi: the progress thread");
+    int late = rc < 0;
+    joined += rc > 0;
+#ifdef GSHMEM_HAVE_CUDA
+    if (s->am) {   /* the rails' threads, whatever the progress thread did */
+        int n = ofi_am_threads_exit(s, deadline_ns);
+        late |= n < 0;
+        joined += n > 0 ? n : 0;
+    }
+#endif
+    if (late)
+        return GSHMEM_ERR_TIMEOUT;
+    s->thread_started = 0;
+    return joined;
 }

@@ -66,20 +66,20 @@ int ofi_rma_post(ofi_state_t *s, ofi_op_t *op, void *buf, void *desc, uint64_t f
     for (;;) {
         rc = op->kind != OFI_OP_PUT ? fi_readmsg(s->ep, &msg, flags)
                                     : fi_writemsg(s->ep, &msg, flags);
-        if (rc != -FI_EAGAIN)
-            break;
-        ofi_progress_once(s);
+        if (rc != -FI_EAGAIN || ofi_progress_once(s) == GSHMEM_ERR_NOT_INITIALIZED)
+            break;   /* posted, failed, or the process exits (still -FI_EAGAIN) */
     }
     if (rc == 0)
         return 0;
-    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: posting %s of %zu bytes to PE %d at heap offset %llu "
-                  "failed: %s", op->kind == OFI_OP_PUT ? "put" : "get", op->len, op->pe,
-                  (unsigned long long)op->off, fi_strerror((int)-rc));
+    if (rc != -FI_EAGAIN)
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: posting %s of %zu bytes to PE %d at heap offset %llu "
+                      "failed: %s", op->kind == OFI_OP_PUT ? "put" : "get", op->len, op->pe,
+                      (unsigned long long)op->off, fi_strerror((int)-rc));
     if (op->bounce >= 0)
         __atomic_fetch_or(&s->bounce_free, 1ull << op->bounce, __ATOMIC_RELEASE);
     ofi_op_put(s, op);
     __atomic_fetch_sub(&sync->posted, 1, __ATOMIC_RELEASE);
-    return GSHMEM_ERR_TRANSPORT;
+    return rc == -FI_EAGAIN ? GSHMEM_ERR_NOT_INITIALIZED : GSHMEM_ERR_TRANSPORT;
 }
 
 static int ofi_put_chunk(ofi_state_t *s, ofi_chan_t *ch, ofi_sync_t *sync, int pe,

@@ -275,6 +275,7 @@ const gshmemi_transport_ops_t gshmemi_p2p_ops = {
     .name = "p2p",
     .init = gshmemi_p2p_init,
     .finalize = gshmemi_p2p_finalize,
+    .exit_threads = gshmemi_tp_no_threads,   /* no threads of its own */
     .put = p2p_put,
     .get = p2p_get,
     .put_value = p2p_put_value,

@@ -506,6 +506,7 @@ const gshmemi_transport_ops_t gshmemi_shm_ops = {
     .name = "shm",
     .init = shm_init,
     .finalize = shm_finalize,
+    .exit_threads = gshmemi_tp_no_threads,   /* no threads of its own */
     .put = shm_put,
     .get = shm_get,
     .put_value = gshmemi_tp_put_value_by_put,

@@ -1,0 +1,45 @@
+/* thread.c: joining a library thread with a time limit (see thread.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+
+#include "thread.h"
+#include "idle.h"
+#include "log.h"
+#include "gshmem_types.h"
+
+void gshmemi_deadline_realtime(uint64_t deadline_ns, struct timespec *abs_p)
+{
+    uint64_t now = gshmemi_now_ns(), left = deadline_ns > now ? deadline_ns - now : 0;
+    struct timespec abs;
+
+    clock_gettime(CLOCK_REALTIME, &abs);
+    abs.tv_sec += (time_t)(left / 1000000000u);
+    abs.tv_nsec += (long)(left % 1000000000u);
+    if (abs.tv_nsec >= 1000000000L) {
+        abs.tv_sec++;
+        abs.tv_nsec -= 1000000000L;
+    }
+    *abs_p = abs;
+}
+
+int gshmemi_thread_join_by(pthread_t thread, uint64_t deadline_ns)
+{
+    struct timespec abs;
+
+    if (pthread_equal(thread, pthread_self()))
+        return GSHMEM_ERR_ALREADY;
+    gshmemi_deadline_realtime(deadline_ns, &abs);
+    int rc = pthread_timedjoin_np(thread, NULL, &abs);
+    return rc == 0 ? GSHMEM_SUCCESS : rc == EDEADLK ? GSHMEM_ERR_ALREADY : GSHMEM_ERR_TIMEOUT;
+}
+
+int gshmemi_thread_exit_join(pthread_t thread, uint64_t deadline_ns, unsigned subsys,
+                             const char *what)
+{
+    int rc = gshmemi_thread_join_by(thread, deadline_ns);
+
+    if (rc == GSHMEM_ERR_TIMEOUT)
+        GSHMEMI_WARN(subsys, "%s did not stop in time at exit; the process exits with it "
+                     "running", what);
+    return rc == GSHMEM_ERR_TIMEOUT ? rc : rc == 0;
+}
