@@ -6,7 +6,10 @@
  * may be captured into a CUDA graph (cudaStreamBeginCapture ...
  * cudaStreamEndCapture): each call becomes a memory copy to a peer and/or
  * a small kernel that uses the device API, so PEs not reachable by
- * load/store take the device API's queue path.
+ * load/store take the device API's queue path. Data to a PE reachable by
+ * load/store (a P2P peer, or this PE) goes by the copy engines
+ * (cudaMemcpyAsync to the mapped heap) from GSHMEM_STREAM_CE_MIN bytes on
+ * (default 256K; 0: never), by SM stores (a kernel) below.
  *
  * Contracts in short (OpenSHMEM semantics of the same calls otherwise):
  * - Need gshmem_init with a CUDA heap (GSHMEM_HEAP=cuda); stream is a
@@ -43,8 +46,9 @@ extern "C" {
 
 /* Puts nelems bytes of source into dest at pe. In stream order: the data
  * is delivered at pe (and source may be reused) before the stream's next
- * operation starts. P2P peers: a copy to the peer's mapped heap; others:
- * a kernel (device API). */
+ * operation starts. P2P peers and this PE: a copy to the mapped heap
+ * (GSHMEM_STREAM_CE_MIN bytes or more) or a kernel of SM stores; others: a
+ * kernel (device API). */
 void gshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
                               cudaStream_t stream);
 
