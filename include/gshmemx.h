@@ -9,7 +9,9 @@
  * load/store take the device API's queue path. Data to a PE reachable by
  * load/store (a P2P peer, or this PE) goes by the copy engines
  * (cudaMemcpyAsync to the mapped heap) from GSHMEM_STREAM_CE_MIN bytes on
- * (default 256K; 0: never), by SM stores (a kernel) below.
+ * (default 4K, the crossover measured on 2 x H200,
+ * docs/results/stream-put-2026-11-26; 0: never), by SM stores (a kernel)
+ * below.
  *
  * Contracts in short (OpenSHMEM semantics of the same calls otherwise):
  * - Need gshmem_init with a CUDA heap (GSHMEM_HEAP=cuda); stream is a
@@ -21,6 +23,10 @@
  *   the same way, naming the CUDA error.
  * - Source buffers must be readable by the GPU (device, pinned or managed
  *   memory) when the operation runs; symmetric addresses are the heap's.
+ *   To a PE on the queue path (not mapped here) the source must also be
+ *   symmetric or registered: the engine reads it after the kernel posted
+ *   the put (an unregistered one stops the queue path with a message
+ *   naming the address, as the device API's puts do).
  * - The arguments are taken when the call is made (a captured graph
  *   replays the same addresses and values): change data through memory,
  *   e.g. a kernel on the stream, not through the arguments.

@@ -242,7 +242,13 @@ int main(int argc, char **argv)
     b.a2a_dst = (unsigned char *)pe_dev_sym(amax);
     b.a2a_src = (unsigned char *)pe_dev_sym(amax);
     b.sig = (uint64_t *)pe_dev_sym(sizeof(uint64_t));
-    CU(cudaMalloc((void **)&b.src, max));
+    /* the queue path's engine reads the source after the call: it must be
+     * symmetric (or registered), as for the device API's queue-path puts;
+     * P2P copies and kernels take any device memory */
+    if (queue_mode)
+        b.src = (unsigned char *)pe_dev_sym(max);
+    else
+        CU(cudaMalloc((void **)&b.src, max));
     int mapped_right = gshmem_ptr(b.dst, right) != NULL;
     PE_CHECK(npes < 2 || mapped_right == !queue_mode, "mode %s but the right PE %d is %smapped",
              queue_mode ? "queue" : "p2p", right, mapped_right ? "" : "not ");
@@ -273,7 +279,10 @@ int main(int argc, char **argv)
            gshmemi_stream_sm_blocks((size_t)-1));
 
     gshmem_barrier_all();
-    CU(cudaFree(b.src));
+    if (queue_mode)
+        gshmem_free(b.src);
+    else
+        CU(cudaFree(b.src));
     gshmem_free(b.sig);
     gshmem_free(b.a2a_src);
     gshmem_free(b.a2a_dst);
