@@ -6,7 +6,12 @@
  * may be captured into a CUDA graph (cudaStreamBeginCapture ...
  * cudaStreamEndCapture): each call becomes a memory copy to a peer and/or
  * a small kernel that uses the device API, so PEs not reachable by
- * load/store take the device API's queue path.
+ * load/store take the device API's queue path. Data to a PE reachable by
+ * load/store (a P2P peer, or this PE) goes by the copy engines
+ * (cudaMemcpyAsync to the mapped heap) from GSHMEM_STREAM_CE_MIN bytes on
+ * (default 4K, the crossover measured on 2 x H200,
+ * docs/results/stream-put-2026-11-26; 0: never), by SM stores (a kernel)
+ * below.
  *
  * Contracts in short (OpenSHMEM semantics of the same calls otherwise):
  * - Need gshmem_init with a CUDA heap (GSHMEM_HEAP=cuda); stream is a
@@ -18,6 +23,10 @@
  *   the same way, naming the CUDA error.
  * - Source buffers must be readable by the GPU (device, pinned or managed
  *   memory) when the operation runs; symmetric addresses are the heap's.
+ *   To a PE on the queue path (not mapped here) the source must also be
+ *   symmetric or registered: the engine reads it after the kernel posted
+ *   the put (an unregistered one stops the queue path with a message
+ *   naming the address, as the device API's puts do).
  * - The arguments are taken when the call is made (a captured graph
  *   replays the same addresses and values): change data through memory,
  *   e.g. a kernel on the stream, not through the arguments.
@@ -43,8 +52,9 @@ extern "C" {
 
 /* Puts nelems bytes of source into dest at pe. In stream order: the data
  * is delivered at pe (and source may be reused) before the stream's next
- * operation starts. P2P peers: a copy to the peer's mapped heap; others:
- * a kernel (device API). */
+ * operation starts. P2P peers and this PE: a copy to the mapped heap
+ * (GSHMEM_STREAM_CE_MIN bytes or more) or a kernel of SM stores; others: a
+ * kernel (device API). */
 void gshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
                               cudaStream_t stream);
 

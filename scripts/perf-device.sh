@@ -9,15 +9,18 @@
 # (where NVSHMEM's programs get built, default ./build-nvshmem),
 # GSHMEM_NVSHMEM_ROOT (NVSHMEM's include/ and lib/; default: found in the
 # Python environment, nvidia/nvshmem), TIMEOUT (seconds per run, default
-# 300), and per-benchmark flags LAT_FLAGS, BW_FLAGS, BW_OCC_FLAGS, PP_FLAGS,
-# QL_FLAGS, QR_FLAGS (replace the defaults below). Without NVSHMEM the NVSHMEM
-# columns stay empty. Writes OUTDIR/{gshmem,nvshmem}-<bench>.{csv,log},
+# 300), per-benchmark flags LAT_FLAGS, BW_FLAGS, BW_OCC_FLAGS, PP_FLAGS,
+# QL_FLAGS, QR_FLAGS, SP_FLAGS (replace the defaults below), and ONLY (a
+# space list of steps to run, default all: put-latency put-bw put-bw-occ
+# signal-pingpong queue-latency queue-rate stream-put stream-put-graph;
+# NVSHMEM is built only when a step beside it is run). Without NVSHMEM the
+# NVSHMEM columns stay empty. Writes OUTDIR/{gshmem,nvshmem}-<step>.{csv,log},
 # OUTDIR/machine.txt and OUTDIR/summary.md (also printed). Exits non-zero
 # if a run failed (a failed data check included).
 set -u
 
 if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
     [ $# -lt 1 ] && exit 2 || exit 0
 fi
 out=$1
@@ -40,6 +43,12 @@ BW_OCC_FLAGS=${BW_OCC_FLAGS:--b 1M -e 256M -n 20 -w 3 -B 0 -T 512}
 PP_FLAGS=${PP_FLAGS:--b 8 -e 8 -n 50 -w 5 -r 1000}
 QL_FLAGS=${QL_FLAGS:--b 8 -e 8 -n 50 -w 5 -r 100}
 QR_FLAGS=${QR_FLAGS:--b 8 -e 8 -W 128 -p 64 -n 20 -w 2}
+# on-stream put: copy engines / SM stores / the run's threshold / memcpyPeer
+SP_FLAGS=${SP_FLAGS:--b 4K -e 256M -n 20 -w 3}
+ONLY=${ONLY:-put-latency put-bw put-bw-occ signal-pingpong queue-latency queue-rate stream-put stream-put-graph}
+want() {   # step -> 0 when ONLY names it
+    case " $ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
 
 for f in "$run" "$dev/gshmem-perf-dev-put-latency"; do
     if [ ! -x "$f" ]; then
@@ -65,7 +74,14 @@ if [ -z "$nv_root" ]; then
     [ -n "$site" ] && nv_root=$site/nvidia/nvshmem
 fi
 have_nv=0
-if [ -n "$nv_root" ] && [ -f "$nv_root/include/nvshmem.h" ] && command -v mpirun >/dev/null; then
+need_nv=0
+for step in put-latency put-bw put-bw-occ signal-pingpong; do
+    want $step && need_nv=1
+done
+if [ $need_nv = 0 ]; then
+    echo "perf-device.sh: no step beside NVSHMEM selected (ONLY='$ONLY'): NVSHMEM not built" |
+        tee "$out/nvshmem-build.log"
+elif [ -n "$nv_root" ] && [ -f "$nv_root/include/nvshmem.h" ] && command -v mpirun >/dev/null; then
     echo "== building NVSHMEM's programs ($nv_root) in $nvbuild"
     if cmake -S "$root_dir/apps/perf/nvshmem" -B "$nvbuild" -DGSHMEM_NVSHMEM_ROOT="$nv_root" \
             -DCMAKE_BUILD_TYPE=Release >"$out/nvshmem-build.log" 2>&1 &&
@@ -85,6 +101,7 @@ failed=""
 run_gshmem() {   # tag bench flags... -> OUTDIR/gshmem-<tag>.{csv,log}
     local tag=$1 b=$2
     shift 2
+    want "$tag" || return 0
     echo "=== gshmem $tag: $*"
     # shellcheck disable=SC2068
     if ! env GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p timeout "$timeout_s" \
@@ -99,7 +116,7 @@ run_gshmem() {   # tag bench flags... -> OUTDIR/gshmem-<tag>.{csv,log}
 run_nvshmem() {   # tag bench flags... -> OUTDIR/nvshmem-<tag>.{csv,log}
     local tag=$1 b=$2
     shift 2
-    [ $have_nv = 1 ] || return 0
+    [ $have_nv = 1 ] && want "$tag" || return 0
     echo "=== NVSHMEM $tag: $*"
     # shellcheck disable=SC2068
     if ! LD_LIBRARY_PATH=$nv_root/lib:${LD_LIBRARY_PATH:-} timeout "$timeout_s" \
@@ -124,6 +141,8 @@ both put-bw-occ put-bw $BW_OCC_FLAGS
 both signal-pingpong signal-pingpong $PP_FLAGS
 run_gshmem queue-latency queue-latency $QL_FLAGS
 run_gshmem queue-rate queue-rate $QR_FLAGS
+run_gshmem stream-put stream-put $SP_FLAGS
+run_gshmem stream-put-graph stream-put $SP_FLAGS -g
 
 # ---- the ratio table ---------------------------------------------------------------
 python3 - "$out" >"$out/summary.md" <<'EOF'
@@ -241,6 +260,35 @@ else:
     for s in sorted(qr):
         for r in qr[s]:
             print("| %s | %d | %d | %.2f | %.3f |" % (size(s), r["warps"], r["puts"], r["median(us)"], r["Mput/s"]))
+
+def stream_put(tag, how):
+    sp = load("gshmem-" + tag)
+    if not sp:
+        return
+    print("\n### on-stream put (%s): gshmemx_putmem_on_stream vs cudaMemcpyPeerAsync in the same run (median GB/s); goal: auto >= 95%% of memcpyPeer at >= 1 MiB\n" % how)
+    print("| size | CE | SM | auto | memcpyPeer | CE/memcpy | auto/memcpy | auto path | SM blocks | met? |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for s in sorted(sp):
+        ce, sm, au, mp = (get(sp, s, k) for k in ("ce(GB/s)", "sm(GB/s)", "auto(GB/s)", "memcpyPeer(GB/s)"))
+        ok = mp is not None and not math.isnan(mp) and mp > 0
+        r = au / mp if ok else None
+        met = "-" if s < (1 << 20) or r is None else ("yes" if r >= 0.95 else "NO")
+        if met == "NO":
+            misses.append("on-stream put (%s) at %s: %.1f%% of memcpyPeer (auto %.1f GB/s, memcpyPeer %.1f GB/s; goal 95%%)" % (how, size(s), 100 * r, au, mp))
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |" % (size(s), num(ce), num(sm), num(au), num(mp),
+              "-" if not ok else "%.1f%%" % (100 * ce / mp), "-" if r is None else "%.1f%%" % (100 * r),
+              "CE" if get(sp, s, "auto_is_ce") else "SM", get(sp, s, "sm_blocks"), met))
+    # the crossover: the smallest size from which CE is at least as fast as SM at every larger size
+    sizes = sorted(sp)
+    cross = None
+    for i, s in enumerate(sizes):
+        if all(get(sp, t, "ce(GB/s)") >= get(sp, t, "sm(GB/s)") for t in sizes[i:]):
+            cross = s
+            break
+    print("\nCrossover (%s): %s" % (how, "copy engines at least as fast as SM stores from %s on (GSHMEM_STREAM_CE_MIN=%d)" % (size(cross), cross) if cross is not None else "SM stores faster at the largest size measured"))
+
+stream_put("stream-put", "eager")
+stream_put("stream-put-graph", "CUDA graph")
 
 print("\n### Goals missed\n")
 print("\n".join("- " + m for m in misses) if misses else "none")

@@ -67,6 +67,16 @@ static inline void pe_dev_errs_check(int *errs, const char *what)
     CU(cudaMemset(errs, 0, sizeof(int)));
 }
 
+/* After init: this PE, the PE count and its ring neighbours. */
+static inline void pe_dev_ring(int *me_p, int *npes_p, int *right_p, int *left_p)
+{
+    int me = gshmem_my_pe(), n = gshmem_n_pes();
+    *me_p = me;
+    *npes_p = n;
+    *right_p = (me + 1) % n;
+    *left_p = (me + n - 1) % n;
+}
+
 /* Symmetric allocation that must succeed. */
 static inline void *pe_dev_sym(size_t n)
 {

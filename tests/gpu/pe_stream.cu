@@ -2,9 +2,10 @@
  * GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p. Every step is enqueued on one
  * stream and checked by kernels on that stream (DEV_EXPECT) or on the host
  * after one synchronization:
- * (1) putmem_on_stream (copy path, and the kernel path through the
- *     library's launcher), several sizes and misaligned offsets, to the
- *     right PE and to itself;
+ * (1) putmem_on_stream (SM stores below GSHMEM_STREAM_CE_MIN, a copy from
+ *     it on; and the one-block kernel through the library's launcher),
+ *     several sizes and misaligned offsets, to the right PE and to itself
+ *     (pe_stream_ce forces each path on both sides of the threshold);
  * (2) putmem_signal_on_stream + signal_wait_until_on_stream (SET with data,
  *     ADD signal-only from every PE, and the kernel path);
  * (3) barrier_all_on_stream: arrivals counted at PE 0 between barriers;
@@ -85,7 +86,8 @@ static void t_put(void)
                 if (path == 0)
                     gshmemx_putmem_on_stream(dst + off, src + off, n, right, st);
                 else
-                    CU((cudaError_t)gshmemi_stream_put_launch(dst + off, src + off, n, right, st));
+                    CU((cudaError_t)gshmemi_stream_put_launch(dst + off, src + off, n, right, 1,
+                                                              st));
                 gshmemx_quiet_on_stream(st);
                 gshmemx_barrier_all_on_stream(st);
                 k_expect<<<64, NT, 0, st>>>(dst + off, n, left, salt, errs);
@@ -418,10 +420,7 @@ int main(int argc, char **argv)
 {
     pe_dev_probe(argc, argv);
     PE_CHECK_INIT();
-    me = gshmem_my_pe();
-    npes = gshmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    pe_dev_ring(&me, &npes, &right, &left);
     errs = pe_dev_errs_new();
     CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 

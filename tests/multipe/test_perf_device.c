@@ -81,23 +81,30 @@ Test(perf_device, put_latency)
     test_run_free(&r);
 }
 
+/* A bandwidth table of sizes 4K..64K: header column head, plausible GB/s
+ * in columns 2 to 4 of every row, the CSV file (removed) with 5 rows. */
+static void pd_expect_bw(test_run_t *r, const char *head, const char *csv)
+{
+    cr_assert(strstr(r->output, head) && strstr(r->output, "memcpyPeer(GB/s)"),
+              "no table header:\n%s", test_tail(r));
+    for (double s = 4096; s <= 65536; s *= 2)
+        for (int col = 2; col <= 4; col++) {
+            double g = pd_cell(r->output, s, col);
+            cr_assert(g > 0 && g < 10000, "size %.0f column %d: %.2f GB/s not plausible:\n%s",
+                      s, col, g, test_tail(r));
+        }
+    int lines = pd_csv_lines(csv);
+    unlink(csv);
+    cr_assert_eq(lines, 6, "CSV %s: %d lines, expected header + 5 rows", csv, lines);
+}
+
 Test(perf_device, put_bw)
 {
     char args[256], csv[64];
     snprintf(csv, sizeof csv, "/tmp/gshmem_perf_dev_bw_%d.csv", (int)getpid());
     snprintf(args, sizeof args, "-b 4K -e 64K -n 20 -w 1 -r 2 -B 8 -o %s", csv);
     test_run_t r = pd_run("gshmem-perf-dev-put-bw", args);
-    cr_assert(strstr(r.output, "grid(GB/s)") && strstr(r.output, "memcpyPeer(GB/s)"),
-              "no table header:\n%s", test_tail(&r));
-    for (double s = 4096; s <= 65536; s *= 2)
-        for (int col = 2; col <= 4; col++) {
-            double g = pd_cell(r.output, s, col);
-            cr_assert(g > 0 && g < 10000, "size %.0f column %d: %.2f GB/s not plausible:\n%s",
-                      s, col, g, test_tail(&r));
-        }
-    int lines = pd_csv_lines(csv);
-    unlink(csv);
-    cr_assert_eq(lines, 6, "CSV %s: %d lines, expected header + 5 rows", csv, lines);
+    pd_expect_bw(&r, "grid(GB/s)", csv);
     test_run_free(&r);
 }
 
@@ -146,3 +153,19 @@ Test(perf_device, queue_rate)
     cr_assert_eq(rows, 3, "%d rows, expected 3 (1, 2, 4 warps):\n%s", rows, test_tail(&r));
     test_run_free(&r);
 }
+
+/* The on-stream put: copy engines, SM stores, the run's threshold and
+ * cudaMemcpyPeerAsync, every shape checked first (put_signal's data before
+ * its signal too); eager and with each sample a CUDA graph. */
+static void pd_stream_put(const char *mode)
+{
+    char args[256], csv[64];
+    snprintf(csv, sizeof csv, "/tmp/gshmem_perf_dev_sp_%d.csv", (int)getpid());
+    snprintf(args, sizeof args, "-b 4K -e 64K -n 20 -w 1 -r 2 %s -o %s", mode, csv);
+    test_run_t r = pd_run("gshmem-perf-dev-stream-put", args);
+    pd_expect_bw(&r, "sm(GB/s)", csv);
+    test_run_free(&r);
+}
+
+Test(perf_device, stream_put) { pd_stream_put(""); }
+Test(perf_device, stream_put_graph) { pd_stream_put("-g"); }

@@ -1,5 +1,6 @@
 /* test_stream: the host on-stream API (gshmemx.h) through the PE programs
- * of tests/gpu (pe_stream, pe_stream_static, pe_stream_c) under gshmemrun
+ * of tests/gpu (pe_stream, pe_stream_static, pe_stream_c, pe_stream_ce:
+ * the copy-engine / SM-store paths, also over the queue path) under gshmemrun
  * with GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p. Skipped, with the reason,
  * when gshmem was built without CUDA (the programs do not exist) or the
  * machine has no GPU ("<prog> probe" decides in its own process: this
@@ -47,6 +48,51 @@ static void stream_full(const char *prog, int n)
               "output (end):\n%s", prog, phrase, test_count_of(r.output, phrase), test_tail(&r));
     cr_assert(strstr(r.output, "graph: ") != NULL, "%s: no graph line:\n%s", prog, test_tail(&r));
     test_run_free(&r);
+}
+
+/* pe_stream_ce (the copy-engine and SM-store paths on both sides of the
+ * threshold) in mode p2p or queue at n PEs under env; the INFO line of the
+ * paths (GSHMEM_INFO=1 in env) must hold info on every PE. */
+static void stream_ce(const char *env, const char *mode, int n, const char *info)
+{
+    char cmd[512], full[512];
+
+    test_require_gpu("pe_stream_ce", "probe");
+    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d "
+             "%%B/tests/pe/pe_stream_ce %s", n, STREAM_TIMEOUT_S, mode);
+    snprintf(full, sizeof full, "%s GSHMEM_INFO=1", env);
+    test_run_t r = test_run(full, cmd, STREAM_TIMEOUT_S + 15);
+    cr_assert(r.status == 0 && test_count_of(r.output, "pe_stream_ce: OK (PE ") == n,
+              "pe_stream_ce %s at %d PEs: status %d after %.1f s, %d of %d OK lines; output "
+              "(end):\n%s", mode, n, r.status, r.seconds,
+              test_count_of(r.output, "pe_stream_ce: OK (PE "), n, test_tail(&r));
+    cr_assert(test_count_of(r.output, info) == n,
+              "pe_stream_ce %s: \"%s\" appears %d times, want once per PE (%d); output "
+              "(end):\n%s", mode, info, test_count_of(r.output, info), n, test_tail(&r));
+    test_run_free(&r);
+}
+
+/* every PE mapped: copies from 1M (the program also forces 0, 1 and 64K) */
+Test(gpu_stream, ce_paths_n2)
+{
+    stream_ce(STREAM_ENV " GSHMEM_STREAM_CE_MIN=1M", "p2p", 2,
+              "to the 2 of 2 PEs mapped here (P2P peers, this PE) copy engines "
+              "(cudaMemcpyAsync) from 1048576 bytes");
+}
+Test(gpu_stream, ce_paths_n4)
+{
+    stream_ce(STREAM_ENV " GSHMEM_STREAM_CE_MIN=0", "p2p", 4,
+              "to the 4 of 4 PEs mapped here (P2P peers, this PE) copy engines "
+              "(cudaMemcpyAsync) never (GSHMEM_STREAM_CE_MIN=0)");
+}
+/* P2P off: the other PE takes the device queue path (engine, ofi over shm),
+ * whatever the threshold */
+Test(gpu_stream, ce_paths_queue_n2)
+{
+    stream_ce("GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=p2p,ofi "
+              "GSHMEM_OFI_PROVIDER=shm GSHMEM_TIMEOUT=200", "queue", 2,
+              "PEs mapped here (P2P peers, this PE) copy engines (cudaMemcpyAsync) from "
+              "4096 bytes");
 }
 
 /* A misuse must fail the run and print want and want2 (NULL: only want).

@@ -150,6 +150,7 @@ Test(config, defaults)
     cr_assert_eq(cfg.info, 0);
     cr_assert_eq(cfg.enable_error_checks, 1);
     cr_assert_str_eq(cfg.heap, "auto");
+    cr_assert_eq(cfg.stream_ce_min, 4u << 10);
     cr_assert_eq(gshmemi_log_level, GSHMEMI_LOG_WARN);
     cr_assert_eq(gshmemi_log_mask, GSHMEMI_SUBSYS_ALL);
 }
@@ -169,6 +170,7 @@ Test(config, from_env)
     setenv("GSHMEM_ENABLE_ERROR_CHECKS", "off", 1);
     setenv("GSHMEM_HEAP", "host", 1);
     setenv("GSHMEM_INFO", "", 1);   /* empty: the default */
+    setenv("GSHMEM_STREAM_CE_MIN", "1M", 1);
     cr_assert_eq(gshmemi_config_load(&cfg), 0);
     cr_assert_eq(cfg.symmetric_size, 1ull << 30);
     cr_assert_eq(cfg.disable_p2p, 1);
@@ -180,6 +182,24 @@ Test(config, from_env)
     cr_assert_eq(cfg.enable_error_checks, 0);
     cr_assert_str_eq(cfg.heap, "host");
     cr_assert_eq(cfg.info, 0);
+    cr_assert_eq(cfg.stream_ce_min, 1u << 20);
+}
+
+/* GSHMEM_STREAM_CE_MIN: bytes (0: never the copy engines, 1: always) */
+Test(config, stream_ce_min)
+{
+    static const struct {
+        const char *s;
+        size_t v;
+    } t[] = {{"0", 0}, {"1", 1}, {"4096", 4096}, {"64K", 64u << 10}, {"2M", 2u << 20}};
+    gshmemi_config_t cfg;
+
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        clear_env();
+        setenv("GSHMEM_STREAM_CE_MIN", t[i].s, 1);
+        cr_assert_eq(gshmemi_config_load(&cfg), 0, "%s", t[i].s);
+        cr_assert_eq(cfg.stream_ce_min, t[i].v, "%s -> %zu", t[i].s, cfg.stream_ce_min);
+    }
 }
 
 Test(config, applies_log_settings)
@@ -213,6 +233,8 @@ Test(config, invalid_values_rejected_by_name)
         {"GSHMEM_OFI_AM_CHUNK", "8M", "a size from 4K to 4M"},
         {"GSHMEM_OFI_AM_RAILS", "0", "a count from 1 to 8"},
         {"GSHMEM_OFI_AM_RAILS", "9", "a count from 1 to 8"},
+        {"GSHMEM_STREAM_CE_MIN", "-1", "expected a size such as 512M or 2G"},
+        {"GSHMEM_STREAM_CE_MIN", "256KX", "expected a size such as 512M or 2G"},
         {"GSHMEM_BOOTSTRAP", "slurm", "auto, local, mpi, pmix, self"},
         {"GSHMEM_HEAP", "gpu", "auto, host, cuda"},
         {"GSHMEM_TRANSPORTS", "p2p,tcp", "p2p, shm, ofi"},

@@ -137,6 +137,50 @@ void bdev_table_close(perf_table_t *t)
         perf_table_close(t);
 }
 
+int bdev_reps(int fixed, size_t size)
+{
+    if (fixed > 0)
+        return fixed;
+    size_t r = ((size_t)64 << 20) / (size ? size : 1);
+    return r < 1 ? 1 : r > 100 ? 100 : (int)r;
+}
+
+void bdev_pe1_device(int *my_dev_p, int *peer_dev_p)
+{
+    int np = brt_n_pes(), me = brt_my_pe(), dev = -1;
+    BCU(cudaGetDevice(&dev));
+    std::vector<double> v((size_t)np, -1.0);
+    v[(size_t)me] = dev;
+    brt_max_over_pes(v.data(), np);
+    *my_dev_p = dev;
+    *peer_dev_p = (int)v[1];
+}
+
+void *bdev_peer_alloc(int my_dev, int peer_dev, size_t bytes)
+{
+    void *p = NULL;
+    if (peer_dev != my_dev) {
+        cudaError_t e = cudaDeviceEnablePeerAccess(peer_dev, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled)
+            (void)cudaGetLastError();
+        else
+            BCU(e);
+    }
+    BCU(cudaSetDevice(peer_dev));
+    BCU(cudaMalloc(&p, bytes));
+    BCU(cudaSetDevice(my_dev));
+    return p;
+}
+
+void bdev_peer_free(int my_dev, int peer_dev, void *p)
+{
+    if (p == NULL)
+        return;
+    BCU(cudaSetDevice(peer_dev));
+    BCU(cudaFree(p));
+    BCU(cudaSetDevice(my_dev));
+}
+
 int bdev_sm_count(void)
 {
     int dev = 0, n = 0;

@@ -90,6 +90,19 @@ void bdev_table_open(perf_table_t *t, const perf_opts_t *o, int ncols,
 void bdev_table_row(perf_table_t *t, const double *values);   /* PE 0 only prints */
 void bdev_table_close(perf_table_t *t);
 
+/* Operations (rounds) per sample: fixed when > 0, else about 64 MiB per
+ * sample, 1 to 100. */
+int bdev_reps(int fixed, size_t size);
+
+/* The GPUs of this PE and of PE 1, as this process numbers them (PE 1's is
+ * learnt through the max over PEs). Collective. */
+void bdev_pe1_device(int *my_dev_p, int *peer_dev_p);
+/* bytes of device memory on GPU peer_dev, peer access from my_dev enabled
+ * (a cudaMemcpyPeer reference that does not depend on how the runtime maps
+ * its heap); the current device stays my_dev. Ends the job on failure. */
+void *bdev_peer_alloc(int my_dev, int peer_dev, size_t bytes);
+void bdev_peer_free(int my_dev, int peer_dev, void *p);   /* NULL: nothing */
+
 /* Number of SMs of the current device. */
 int bdev_sm_count(void);
 

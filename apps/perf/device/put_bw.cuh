@@ -83,15 +83,6 @@ static int bw_opt(int opt, const char *arg, void *ctx)
     }
 }
 
-/* Rounds per sample: about 64 MiB per sample, 1 to 100 rounds. */
-static int bw_reps(const bw_ctx_t *c, size_t s)
-{
-    if (c->reps > 0)
-        return c->reps;
-    size_t r = ((size_t)64 << 20) / s;
-    return r < 1 ? 1 : r > 100 ? 100 : (int)r;
-}
-
 static void bw_launch(bw_ctx_t *c, size_t s, int blocks, int reps)
 {
     BCU(cudaMemsetAsync(c->bar, 0, sizeof(unsigned), c->timer.stream));
@@ -145,7 +136,7 @@ static void bw_run_size(bw_ctx_t *c, const perf_opts_t *o, size_t s, perf_table_
         bw_check(c, s, c->blocks);
     }
     brt_barrier();
-    int reps = bw_reps(c, s);
+    int reps = bdev_reps(c->reps, s);
     double g1 = 0, gg = 0, gm = NAN;
     if (brt_my_pe() == 0) {
         g1 = bw_measure(c, o, s, 1, reps);
@@ -178,38 +169,11 @@ static void bw_shape(bw_ctx_t *c, char *line, size_t len)
 
 /* The cudaMemcpyPeerAsync reference, independent of the runtime's heap: PE
  * 0 allocates its own destination on PE 1's GPU (peer access enabled) and
- * copies there from the same source. Collective (the GPU of PE 1 is
- * learnt through the max over PEs). */
+ * copies there from the same source. Collective. */
 static void bw_setup_peer(bw_ctx_t *c, size_t max)
 {
-    int np = brt_n_pes(), me = brt_my_pe();
-    BCU(cudaGetDevice(&c->my_dev));
-    std::vector<double> v((size_t)np, -1.0);
-    v[(size_t)me] = c->my_dev;
-    brt_max_over_pes(v.data(), np);
-    c->peer_dev = (int)v[1];
-    c->peer_dst = NULL;
-    if (me != 0)
-        return;
-    if (c->peer_dev != c->my_dev) {
-        cudaError_t e = cudaDeviceEnablePeerAccess(c->peer_dev, 0);
-        if (e == cudaErrorPeerAccessAlreadyEnabled)
-            (void)cudaGetLastError();
-        else
-            BCU(e);
-    }
-    BCU(cudaSetDevice(c->peer_dev));
-    BCU(cudaMalloc((void **)&c->peer_dst, max));
-    BCU(cudaSetDevice(c->my_dev));
-}
-
-static void bw_free_peer(bw_ctx_t *c)
-{
-    if (c->peer_dst == NULL)
-        return;
-    BCU(cudaSetDevice(c->peer_dev));
-    BCU(cudaFree(c->peer_dst));
-    BCU(cudaSetDevice(c->my_dev));
+    bdev_pe1_device(&c->my_dev, &c->peer_dev);
+    c->peer_dst = brt_my_pe() == 0 ? (char *)bdev_peer_alloc(c->my_dev, c->peer_dev, max) : NULL;
 }
 
 int main(int argc, char **argv)
@@ -253,7 +217,7 @@ int main(int argc, char **argv)
     bdev_table_close(&t);
 
     bdev_timer_destroy(&c.timer);
-    bw_free_peer(&c);
+    bdev_peer_free(c.my_dev, c.peer_dev, c.peer_dst);
     BCU(cudaFree(c.bar));
     brt_barrier();
     brt_free(c.dst);

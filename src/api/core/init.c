@@ -26,6 +26,9 @@
 #include "device_state.h"
 #include "engine/proxy.h"   /* proxy engine: start/stop (queue path) */
 #include "api/agg/agg.h"    /* gshmemi_agg_shutdown, before the engine stops */
+#ifdef GSHMEM_HAVE_CUDA
+#include "api/stream/stream_impl.h"   /* the on-stream paths' INFO line */
+#endif
 
 gshmemi_state_t gshmemi_g;
 
@@ -317,6 +320,10 @@ static int gshmemi_init_impl(void *mpi_comm)
     GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "initialized: PE %d of %d, %d node(s), %s heap of %zu "
                  "bytes at %p", g->my_pe, g->n_pes, g->n_nodes,
                  kind == GSHMEMI_HEAP_CUDA ? "cuda" : "host", g->heap.heap_size, g->heap.base);
+#ifdef GSHMEM_HAVE_CUDA
+    if (kind == GSHMEMI_HEAP_CUDA)
+        gshmemi_stream_report();
+#endif
     return GSHMEM_SUCCESS;
 
 fail_transports:

@@ -1,6 +1,9 @@
-/* stream_impl.h: the kernel launchers of the on-stream API
- * (stream_kernels.cu), called by stream.c after its checks. Each enqueues
- * one kernel on stream and returns 0 or the cudaError_t of the launch. */
+/* stream_impl.h: the internals of the on-stream API: the path a put's data
+ * takes (stream.c decides), and the kernel launchers of stream_kernels.cu,
+ * called by stream.c after its checks. Each launcher enqueues one kernel
+ * on stream and returns 0 or the cudaError_t of the launch. Tests and
+ * benchmarks include this header for gshmemi_stream_path and
+ * gshmemi_stream_ce_min_set. */
 #ifndef GSHMEMI_STREAM_IMPL_H
 #define GSHMEMI_STREAM_IMPL_H
 
@@ -13,9 +16,50 @@
 extern "C" {
 #endif
 
-/* One block: gshmemx_putmem_block, then quiet. */
+/* The SM-store kernel: one block of GSHMEMI_STREAM_NT threads per this
+ * many bytes, at most as many blocks as are co-resident on the GPU. */
+#define GSHMEMI_STREAM_NT 512
+#define GSHMEMI_STREAM_BLOCK_BYTES ((size_t)16 << 10)
+
+/* Where the data of an on-stream put (or one block of an all-to-all) goes. */
+typedef enum gshmemi_stream_path {
+    GSHMEMI_STREAM_QUEUE = 0,   /* pe's heap not mapped here: a one-block kernel (device
+                                 * API, its queue path) */
+    GSHMEMI_STREAM_SM = 1,      /* mapped, fewer than GSHMEM_STREAM_CE_MIN bytes: SM
+                                 * stores, a kernel of gshmemi_stream_sm_blocks blocks */
+    GSHMEMI_STREAM_CE = 2,      /* mapped, at least GSHMEM_STREAM_CE_MIN bytes: one
+                                 * cudaMemcpyAsync (the copy engines) */
+} gshmemi_stream_path_t;
+
+/* The path of n bytes to dest (symmetric, checked) at pe; mapped means
+ * gshmem_ptr(dest, pe) != NULL (a P2P peer, or this PE on a CUDA heap).
+ * After init. */
+gshmemi_stream_path_t gshmemi_stream_path(const void *dest, size_t n, int pe);
+/* Sets the GSHMEM_STREAM_CE_MIN in force (bytes; 0: never the copy
+ * engines) and returns the previous value. For tests and benchmarks that
+ * compare the paths in one run; not while another thread makes on-stream
+ * calls. After init. */
+size_t gshmemi_stream_ce_min_set(size_t bytes);
+/* Blocks of the SM-store kernel for n bytes on the heap's GPU. */
+unsigned gshmemi_stream_sm_blocks(size_t n);
+/* At init (CUDA heap): the INFO line on the paths (GSHMEM_INFO=1 or
+ * GSHMEM_DEBUG=INFO). */
+void gshmemi_stream_report(void);
+
+/* The PEs an all-to-all reached by copies before its kernel (bit pe of
+ * w[pe / 64]); PEs from GSHMEMI_STREAM_MASK_PES on always take the kernel. */
+#define GSHMEMI_STREAM_MASK_PES 512
+typedef struct gshmemi_stream_pe_mask {
+    uint64_t w[GSHMEMI_STREAM_MASK_PES / 64];
+} gshmemi_stream_pe_mask_t;
+
+/* Blocks of the put kernel co-resident on one SM (occupancy, asked once;
+ * at least 1). */
+int gshmemi_stream_put_per_sm(void);
+/* blocks blocks, each its 16-byte aligned slice of the bytes with
+ * gshmemx_putmem_nbi_block, then quiet (1 block: the queue path's form). */
 int gshmemi_stream_put_launch(void *dest, const void *source, size_t n, int pe,
-                              cudaStream_t stream);
+                              unsigned blocks, cudaStream_t stream);
 /* One block: gshmemx_putmem_signal_block (n 0: the signal only), quiet. */
 int gshmemi_stream_put_signal_launch(void *dest, const void *source, size_t n,
                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
@@ -27,9 +71,12 @@ int gshmemi_stream_wait_launch(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
 int gshmemi_stream_quiet_launch(cudaStream_t stream);
 /* One block: gshmemx_barrier_all_block. */
 int gshmemi_stream_barrier_launch(cudaStream_t stream);
-/* One block: gshmemx_alltoallmem_block. */
+/* One block: gshmemx_alltoallmem_block; with copied (not NULL) the puts to
+ * the PEs it names are left out (copies enqueued before delivered them),
+ * the barrier is the same. */
 int gshmemi_stream_alltoall_launch(gshmem_team_t team, void *dest, const void *source,
-                                   size_t n, cudaStream_t stream);
+                                   size_t n, const gshmemi_stream_pe_mask_t *copied,
+                                   cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,10 @@ GSHMEMI_CFG(bool, ENABLE_ERROR_CHECKS, enable_error_checks, "1",
 GSHMEMI_CFG(string, HEAP, heap, "auto",
             "heap memory: host, cuda (the PE's GPU) or auto: cuda when built with CUDA and "
             "a GPU is visible, else host (each PE's choice and why: INFO [HEAP] line)")
+GSHMEMI_CFG(size, STREAM_CE_MIN, stream_ce_min, "4K",
+            "on-stream puts and all-to-alls to PEs mapped here (P2P peers, this PE): from this "
+            "many bytes the copy engines move the data (cudaMemcpyAsync), below it SM stores "
+            "(a kernel); 0: never the copy engines")
 GSHMEMI_CFG(bool, DEVICE_QUEUE_ONLY, device_queue_only, "0",
             "device calls use the queue path even to load/store peers (testing, benchmarks)")
 GSHMEMI_CFG(int, IDLE_SPIN_US, idle_spin_us, "1000",
