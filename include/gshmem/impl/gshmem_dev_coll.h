@@ -157,28 +157,17 @@ GSHMEMI_DEV int gshmemi_dev_broadcast(const char *call, gshmem_team_t team, void
     return 0;
 }
 
-GSHMEMI_DEV int gshmemi_dev_fcollect(const char *call, gshmem_team_t team, void *dest,
-                                     const void *source, size_t n, gshmemi_dev_group_t g)
+/* fcollect (all false: every member gets source) and alltoall (all: team
+ * PE k gets block k of source); this PE's block lands at my_idx * n. */
+GSHMEMI_DEV int gshmemi_dev_push(const char *call, gshmem_team_t team, void *dest,
+                                 const void *source, size_t n, bool all, gshmemi_dev_group_t g)
 {
     gshmemi_dev_team_t t = gshmemi_dev_team_get(call, team);
     char *d = (char *)dest + gshmemi_dev_coll_bytes(call, n, (size_t)t.my_idx);
-    gshmemi_dev_coll_source(call, source, n);
-    for (int i = 1; i <= t.size; i++)
-        gshmemi_dev_put(call, d, source, n,
-                        gshmemi_dev_team_pe(t, gshmemi_dev_team_next(t, t.my_idx, i)), g, false);
-    gshmemi_dev_team_sync_group(call, team, t, g, true);
-    return 0;
-}
-
-GSHMEMI_DEV int gshmemi_dev_alltoall(const char *call, gshmem_team_t team, void *dest,
-                                     const void *source, size_t n, gshmemi_dev_group_t g)
-{
-    gshmemi_dev_team_t t = gshmemi_dev_team_get(call, team);
-    char *d = (char *)dest + gshmemi_dev_coll_bytes(call, n, (size_t)t.my_idx);
-    gshmemi_dev_coll_source(call, source, gshmemi_dev_coll_bytes(call, n, (size_t)t.size));
+    gshmemi_dev_coll_source(call, source, gshmemi_dev_coll_bytes(call, n, all ? t.size : 1));
     for (int i = 1; i <= t.size; i++) {
         int k = gshmemi_dev_team_next(t, t.my_idx, i);
-        gshmemi_dev_put(call, d, (const char *)source + (size_t)k * n, n,
+        gshmemi_dev_put(call, d, (const char *)source + (all ? (size_t)k * n : 0), n,
                         gshmemi_dev_team_pe(t, k), g, false);
     }
     gshmemi_dev_team_sync_group(call, team, t, g, true);
@@ -193,10 +182,10 @@ GSHMEMI_DDEF_COLL3(gshmem_broadcastmem, gshmemx_broadcastmem,
                    gshmemi_dev_broadcast, (team, dest, source, nelems, PE_root))
 GSHMEMI_DDEF_COLL3(gshmem_fcollectmem, gshmemx_fcollectmem,
                    (gshmem_team_t team, void *dest, const void *source, size_t nelems),
-                   gshmemi_dev_fcollect, (team, dest, source, nelems))
+                   gshmemi_dev_push, (team, dest, source, nelems, false))
 GSHMEMI_DDEF_COLL3(gshmem_alltoallmem, gshmemx_alltoallmem,
                    (gshmem_team_t team, void *dest, const void *source, size_t nelems),
-                   gshmemi_dev_alltoall, (team, dest, source, nelems))
+                   gshmemi_dev_push, (team, dest, source, nelems, true))
 
 /* The typed forms: nelems elements of T. */
 #define GSHMEMI_DDEF_COLL_T(T, N)                                                   \
@@ -207,10 +196,10 @@ GSHMEMI_DDEF_COLL3(gshmem_alltoallmem, gshmemx_alltoallmem,
                        (team, dest, source, nelems * sizeof(T), PE_root))           \
     GSHMEMI_DDEF_COLL3(gshmem_##N##_fcollect, gshmemx_##N##_fcollect,               \
                        (gshmem_team_t team, T *dest, const T *source, size_t nelems), \
-                       gshmemi_dev_fcollect, (team, dest, source, nelems * sizeof(T))) \
+                       gshmemi_dev_push, (team, dest, source, nelems * sizeof(T), false)) \
     GSHMEMI_DDEF_COLL3(gshmem_##N##_alltoall, gshmemx_##N##_alltoall,               \
                        (gshmem_team_t team, T *dest, const T *source, size_t nelems), \
-                       gshmemi_dev_alltoall, (team, dest, source, nelems * sizeof(T)))
+                       gshmemi_dev_push, (team, dest, source, nelems * sizeof(T), true))
 GSHMEMI_COLL_EACH_TYPE(GSHMEMI_DDEF_COLL_T)
 #undef GSHMEMI_DDEF_COLL_T
 

@@ -263,24 +263,28 @@ int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_con
     return GSHMEM_SUCCESS;
 }
 
-int gshmem_team_sync(gshmem_team_t team)
+/* gshmem_team_sync and (quiet first) gshmem_barrier. */
+static int gshmemi_team_sync_call(const char *call, gshmem_team_t team, int quiet)
 {
-    gshmemi_team_t *t = gshmemi_team_get("gshmem_team_sync", team);
+    gshmemi_team_t *t = gshmemi_team_get(call, team);
 
     if (t == NULL)
         return GSHMEM_ERR_INVALID_ARG;
-    gshmemi_team_sync("gshmem_team_sync", t);
+    if (quiet)
+        gshmemi_team_barrier(call, t);
+    else
+        gshmemi_team_sync(call, t);
     return GSHMEM_SUCCESS;
+}
+
+int gshmem_team_sync(gshmem_team_t team)
+{
+    return gshmemi_team_sync_call("gshmem_team_sync", team, 0);
 }
 
 int gshmem_barrier(gshmem_team_t team)
 {
-    gshmemi_team_t *t = gshmemi_team_get("gshmem_barrier", team);
-
-    if (t == NULL)
-        return GSHMEM_ERR_INVALID_ARG;
-    gshmemi_team_barrier("gshmem_barrier", t);
-    return GSHMEM_SUCCESS;
+    return gshmemi_team_sync_call("gshmem_barrier", team, 1);
 }
 
 void gshmem_team_destroy(gshmem_team_t team)

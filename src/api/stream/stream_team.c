@@ -90,51 +90,32 @@ static int gshmemi_stream_coll(const char *call, int kind, gshmem_team_t team, v
     return GSHMEM_SUCCESS;
 }
 
-int gshmemx_broadcastmem_on_stream(gshmem_team_t team, void *dest, const void *source,
-                                   size_t nelems, int PE_root, cudaStream_t stream)
-{
-    return gshmemi_stream_coll("gshmemx_broadcastmem_on_stream", GSHMEMI_SCOLL_BROADCAST,
-                               team, dest, source, nelems, 1, PE_root, stream);
-}
-
-int gshmemx_fcollectmem_on_stream(gshmem_team_t team, void *dest, const void *source,
-                                  size_t nelems, cudaStream_t stream)
-{
-    return gshmemi_stream_coll("gshmemx_fcollectmem_on_stream", GSHMEMI_SCOLL_FCOLLECT, team,
-                               dest, source, nelems, 1, -1, stream);
-}
-
-int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, const void *source,
-                                  size_t nelems, cudaStream_t stream)
-{
-    return gshmemi_stream_coll("gshmemx_alltoallmem_on_stream", GSHMEMI_SCOLL_ALLTOALL, team,
-                               dest, source, nelems, 1, -1, stream);
-}
-
-#define GSHMEMI_SDEF_COLL_T(T, N)                                                   \
-    int gshmemx_##N##_broadcast_on_stream(gshmem_team_t team, T *dest, const T *source, \
-                                          size_t nelems, int PE_root, cudaStream_t stream) \
+/* The broadcast, fcollect (K) and alltoall (K) calls NAME on elements of
+ * T of SIZE bytes (void and 1: the *mem forms). */
+#define GSHMEMI_SDEF_BCAST(NAME, T, SIZE)                                           \
+    int NAME(gshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root, \
+             cudaStream_t stream)                                                   \
     {                                                                               \
-        return gshmemi_stream_coll("gshmemx_" #N "_broadcast_on_stream",            \
-                                   GSHMEMI_SCOLL_BROADCAST, team, dest, source, nelems, \
-                                   sizeof(T), PE_root, stream);                     \
-    }                                                                               \
-    int gshmemx_##N##_fcollect_on_stream(gshmem_team_t team, T *dest, const T *source, \
-                                         size_t nelems, cudaStream_t stream)        \
-    {                                                                               \
-        return gshmemi_stream_coll("gshmemx_" #N "_fcollect_on_stream",             \
-                                   GSHMEMI_SCOLL_FCOLLECT, team, dest, source, nelems, \
-                                   sizeof(T), -1, stream);                          \
-    }                                                                               \
-    int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T *dest, const T *source, \
-                                         size_t nelems, cudaStream_t stream)        \
-    {                                                                               \
-        return gshmemi_stream_coll("gshmemx_" #N "_alltoall_on_stream",             \
-                                   GSHMEMI_SCOLL_ALLTOALL, team, dest, source, nelems, \
-                                   sizeof(T), -1, stream);                          \
+        return gshmemi_stream_coll(#NAME, GSHMEMI_SCOLL_BROADCAST, team, dest, source, \
+                                   nelems, SIZE, PE_root, stream);                  \
     }
+#define GSHMEMI_SDEF_PUSH(NAME, K, T, SIZE)                                         \
+    int NAME(gshmem_team_t team, T *dest, const T *source, size_t nelems,           \
+             cudaStream_t stream)                                                   \
+    {                                                                               \
+        return gshmemi_stream_coll(#NAME, K, team, dest, source, nelems, SIZE, -1, stream); \
+    }
+GSHMEMI_SDEF_BCAST(gshmemx_broadcastmem_on_stream, void, 1)
+GSHMEMI_SDEF_PUSH(gshmemx_fcollectmem_on_stream, GSHMEMI_SCOLL_FCOLLECT, void, 1)
+GSHMEMI_SDEF_PUSH(gshmemx_alltoallmem_on_stream, GSHMEMI_SCOLL_ALLTOALL, void, 1)
+#define GSHMEMI_SDEF_COLL_T(T, N)                                                   \
+    GSHMEMI_SDEF_BCAST(gshmemx_##N##_broadcast_on_stream, T, sizeof(T))             \
+    GSHMEMI_SDEF_PUSH(gshmemx_##N##_fcollect_on_stream, GSHMEMI_SCOLL_FCOLLECT, T, sizeof(T)) \
+    GSHMEMI_SDEF_PUSH(gshmemx_##N##_alltoall_on_stream, GSHMEMI_SCOLL_ALLTOALL, T, sizeof(T))
 GSHMEMI_COLL_EACH_TYPE(GSHMEMI_SDEF_COLL_T)
 #undef GSHMEMI_SDEF_COLL_T
+#undef GSHMEMI_SDEF_PUSH
+#undef GSHMEMI_SDEF_BCAST
 
 /* ---- reductions ---------------------------------------------------------------- */
 
