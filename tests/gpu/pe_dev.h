@@ -75,4 +75,26 @@ static inline void *pe_dev_sym(size_t n)
     return p;
 }
 
+/* Captures what enqueue(arg) puts on stream st into a CUDA graph, launches
+ * it replays times on st, waits for st and destroys the graph; returns its
+ * node count. */
+static inline size_t pe_dev_graph_replay(cudaStream_t st, void (*enqueue)(void *), void *arg,
+                                         int replays)
+{
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    size_t nodes = 0;
+    CU(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    enqueue(arg);
+    CU(cudaStreamEndCapture(st, &graph));
+    CU(cudaGraphGetNodes(graph, NULL, &nodes));
+    CU(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < replays; i++)
+        CU(cudaGraphLaunch(exec, st));
+    CU(cudaStreamSynchronize(st));
+    CU(cudaGraphExecDestroy(exec));
+    CU(cudaGraphDestroy(graph));
+    return nodes;
+}
+
 #endif /* GSHMEM_TESTS_PE_DEV_H */
