@@ -321,12 +321,6 @@ int main(int argc, char **argv)
         gshmem_team_destroy(half);
     gshmem_team_destroy(all2);
 
-    gshmem_barrier_all();
-    gshmem_free(src);
-    gshmem_free(dst);
-    CU(cudaFree(errs));
-    printf("pe_dev_team_coll: OK (PE %d of %d)\n", me, npes);
-    fflush(stdout);
-    gshmem_finalize();
-    return 0;
+    void *sym[] = {src, dst};
+    return pe_dev_finish("pe_dev_team_coll", sym, 2, errs);
 }

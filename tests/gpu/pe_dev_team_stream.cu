@@ -243,14 +243,9 @@ int main(int argc, char **argv)
     if (part != GSHMEM_TEAM_INVALID)
         gshmem_team_destroy(part);
     gshmem_team_destroy(all);
-    gshmem_barrier_all();
-    CU(cudaFree(round));
-    gshmem_free(src);
-    gshmem_free(dst);
+    CU(cudaStreamSynchronize(st));
     CU(cudaStreamDestroy(st));
-    CU(cudaFree(errs));
-    printf("pe_dev_team_stream: OK (PE %d of %d)\n", me, npes);
-    fflush(stdout);
-    gshmem_finalize();
-    return 0;
+    CU(cudaFree(round));
+    void *sym[] = {src, dst};
+    return pe_dev_finish("pe_dev_team_stream", sym, 2, errs);
 }
