@@ -365,6 +365,9 @@ int gshmem_team_get_config(gshmem_team_t team, long config_mask,
 /* Barrier among the team's members only (no quiet); the other PEs are not
  * involved. */
 int gshmem_team_sync(gshmem_team_t team);
+/* The same after a quiet (NVSHMEM's nvshmem_barrier(team)): the caller's
+ * puts, AMOs and signals are complete and visible when it returns. */
+int gshmem_barrier(gshmem_team_t team);
 /* Destroys the team and the contexts made from it; GSHMEM_TEAM_INVALID: no
  * effect; a predefined team ends the job. */
 void gshmem_team_destroy(gshmem_team_t team);

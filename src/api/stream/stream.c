@@ -9,15 +9,15 @@
  * copy engines move it and it is complete when the stream's next operation
  * starts. Everything else is a kernel of stream_kernels.cu that calls the
  * device API (and so takes its queue path for other PEs). A signal is
- * always a kernel, enqueued after the copy of the data. */
+ * always a kernel, enqueued after the copy of the data. The team calls
+ * (collectives on any team): stream_team.c. */
 #include <cuda_runtime_api.h>
 
 #include "api/core/core.h"
 #include "gshmemx.h"
 #include "stream_impl.h"
 
-/* Every on-stream call needs init and a CUDA heap. */
-static void gshmemi_stream_require(const char *call)
+void gshmemi_stream_require(const char *call)
 {
     GSHMEMI_REQUIRE_INIT(call);
     if (gshmemi_g.heap.kind != GSHMEMI_HEAP_CUDA)
@@ -25,9 +25,8 @@ static void gshmemi_stream_require(const char *call)
                       "of this run is in host memory");
 }
 
-/* A failed enqueue ends the job, naming what and the CUDA error. */
-static void gshmemi_stream_enqueued(const char *call, int e, const char *what, int pe,
-                                    cudaStream_t stream)
+void gshmemi_stream_enqueued(const char *call, int e, const char *what, int pe,
+                             cudaStream_t stream)
 {
     if (e == 0)
         return;
@@ -117,27 +116,4 @@ void gshmemx_barrier_all_on_stream(cudaStream_t stream)
     gshmemi_stream_require(call);
     gshmemi_stream_enqueued(call, gshmemi_stream_barrier_launch(stream), "the barrier kernel",
                             gshmemi_g.my_pe, stream);
-}
-
-int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, const void *source,
-                                  size_t nelems, cudaStream_t stream)
-{
-    const char *call = "gshmemx_alltoallmem_on_stream";
-    size_t n_pes = (size_t)gshmemi_g.n_pes;
-
-    gshmemi_stream_require(call);
-    if (team != GSHMEM_TEAM_WORLD) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: team %d is not supported (only "
-                      "GSHMEM_TEAM_WORLD = %d)", call, team, GSHMEM_TEAM_WORLD);
-        return GSHMEM_ERR_INVALID_ARG;
-    }
-    if (nelems > 0) {
-        if (nelems > SIZE_MAX / n_pes)
-            gshmemi_fatal(call, "nelems %zu times %zu PEs overflows", nelems, n_pes);
-        (void)gshmemi_check_sym(call, "dest", dest, nelems * n_pes);
-        (void)gshmemi_check_sym(call, "source", source, nelems * n_pes);
-    }
-    int e = gshmemi_stream_alltoall_launch(team, dest, source, nelems, stream);
-    gshmemi_stream_enqueued(call, e, "the all-to-all kernel", gshmemi_g.my_pe, stream);
-    return GSHMEM_SUCCESS;
 }

@@ -1,6 +1,8 @@
 /* stream_impl.h: the kernel launchers of the on-stream API
- * (stream_kernels.cu), called by stream.c after its checks. Each enqueues
- * one kernel on stream and returns 0 or the cudaError_t of the launch. */
+ * (stream_kernels.cu, stream_coll_kernels.cu), called by stream.c and
+ * stream_team.c after their checks. Each enqueues one kernel on stream and
+ * returns 0 or the cudaError_t of the launch. Also the two helpers those
+ * files share. */
 #ifndef GSHMEMI_STREAM_IMPL_H
 #define GSHMEMI_STREAM_IMPL_H
 
@@ -27,9 +29,40 @@ int gshmemi_stream_wait_launch(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
 int gshmemi_stream_quiet_launch(cudaStream_t stream);
 /* One block: gshmemx_barrier_all_block. */
 int gshmemi_stream_barrier_launch(cudaStream_t stream);
-/* One block: gshmemx_alltoallmem_block. */
-int gshmemi_stream_alltoall_launch(gshmem_team_t team, void *dest, const void *source,
-                                   size_t n, cudaStream_t stream);
+
+/* ---- team calls (stream_coll_kernels.cu): one block of the block form ---- */
+/* gshmemx_barrier_block (quiet) or gshmemx_team_sync_block. */
+int gshmemi_stream_team_sync_launch(gshmem_team_t team, int quiet, cudaStream_t stream);
+/* gshmemx_broadcastmem_block (root used), _fcollectmem_block or
+ * _alltoallmem_block; n in bytes. */
+enum { GSHMEMI_SCOLL_BROADCAST, GSHMEMI_SCOLL_FCOLLECT, GSHMEMI_SCOLL_ALLTOALL };
+int gshmemi_stream_coll_launch(int kind, gshmem_team_t team, void *dest, const void *source,
+                               size_t n, int root, cudaStream_t stream);
+/* gshmemx_<T>_<op>_reduce_block on the sized type dt (the C types map onto
+ * them by size and signedness) and op; cudaErrorInvalidValue for a pair
+ * that has no reduction (a bitwise op on a float). */
+enum {
+    GSHMEMI_SDT_INT8, GSHMEMI_SDT_INT16, GSHMEMI_SDT_INT32, GSHMEMI_SDT_INT64,
+    GSHMEMI_SDT_UINT8, GSHMEMI_SDT_UINT16, GSHMEMI_SDT_UINT32, GSHMEMI_SDT_UINT64,
+    GSHMEMI_SDT_FLOAT, GSHMEMI_SDT_DOUBLE
+};
+/* The op names of impl/gshmem_coll_types.h (GSHMEMI_SRED_##op). */
+#define GSHMEMI_SRED_sum 0
+#define GSHMEMI_SRED_prod 1
+#define GSHMEMI_SRED_min 2
+#define GSHMEMI_SRED_max 3
+#define GSHMEMI_SRED_and 4
+#define GSHMEMI_SRED_or 5
+#define GSHMEMI_SRED_xor 6
+int gshmemi_stream_reduce_launch(int dt, int op, gshmem_team_t team, void *dest,
+                                 const void *source, size_t nreduce, cudaStream_t stream);
+
+/* ---- shared by stream.c and stream_team.c ---- */
+/* Every on-stream call: init and a CUDA heap, or the job ends. */
+void gshmemi_stream_require(const char *call);
+/* A failed enqueue (e a cudaError_t, 0: none) ends the job, naming what. */
+void gshmemi_stream_enqueued(const char *call, int e, const char *what, int pe,
+                             cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -40,12 +40,6 @@ static __global__ void gshmemi_stream_barrier_k(void)
     gshmemx_barrier_all_block();
 }
 
-static __global__ void gshmemi_stream_alltoall_k(gshmem_team_t team, void *dest,
-                                                 const void *source, size_t n)
-{
-    (void)gshmemx_alltoallmem_block(team, dest, source, n);
-}
-
 /* Launch status (a configuration error or an error left by a failed
  * capture); a fault inside the kernel shows at the next synchronization. */
 static int gshmemi_stream_launched(void)
@@ -86,13 +80,5 @@ extern "C" int gshmemi_stream_quiet_launch(cudaStream_t stream)
 extern "C" int gshmemi_stream_barrier_launch(cudaStream_t stream)
 {
     gshmemi_stream_barrier_k<<<1, 32, 0, stream>>>();
-    return gshmemi_stream_launched();
-}
-
-extern "C" int gshmemi_stream_alltoall_launch(gshmem_team_t team, void *dest,
-                                              const void *source, size_t n,
-                                              cudaStream_t stream)
-{
-    gshmemi_stream_alltoall_k<<<1, GSHMEMI_STREAM_NT, 0, stream>>>(team, dest, source, n);
     return gshmemi_stream_launched();
 }
