@@ -464,12 +464,13 @@ GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_DECL_RED)
  * serve the next call on the same set at once, another set once every
  * member has returned. Elements are 4 or 8 bytes (32, 64); PE_root is the
  * root's place in the set, and broadcast does not write dest on the root;
- * collect's nelems may differ per PE. gshmem_barrier is a quiet, then
- * gshmem_sync. Misuse (a bad set, a caller outside it, pSync NULL or not
+ * collect's nelems may differ per PE. gshmem_barrier_aset is a quiet,
+ * then gshmem_sync_aset (shmem_barrier and shmem_sync; gshmem_barrier
+ * takes a team, as NVSHMEM's does). Misuse (a bad set, a caller outside it, pSync NULL or not
  * symmetric, a bad root or stride, nreduce < 0) ends the job, naming the
  * call and the values. */
-void gshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
-void gshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void gshmem_barrier_aset(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void gshmem_sync_aset(int PE_start, int logPE_stride, int PE_size, long *pSync);
 #define GSHMEMI_DECL_ASET_COLL(B)                                                  \
     void gshmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root, \
                              int PE_start, int logPE_stride, int PE_size, long *pSync); \

@@ -133,7 +133,7 @@ static inline void shmem_udcflush_line(void *dest)
 }
 
 /* ---- active-set collectives (deprecated since 1.5) ---------------------------- */
-#define shmem_barrier gshmem_barrier
+#define shmem_barrier gshmem_barrier_aset
 #define shmem_broadcast32 gshmem_broadcast32
 #define shmem_broadcast64 gshmem_broadcast64
 #define shmem_collect32 gshmem_collect32
@@ -151,10 +151,10 @@ static inline void shmem_udcflush_line(void *dest)
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 #define GSHMEMI_SYNC_PICK(a1, a2, a3, a4, NAME, ...) NAME
 #define shmem_sync(...)                                                               \
-    GSHMEMI_SYNC_PICK(__VA_ARGS__, gshmem_sync, gshmemi_shmem_sync_takes_1_or_4_arguments, \
+    GSHMEMI_SYNC_PICK(__VA_ARGS__, gshmem_sync_aset, gshmemi_shmem_sync_takes_1_or_4_arguments, \
                       gshmemi_shmem_sync_takes_1_or_4_arguments, gshmem_team_sync, )(__VA_ARGS__)
 #else
-#define shmem_sync gshmem_sync
+#define shmem_sync gshmem_sync_aset
 #endif
 
 /* shmem_<S>_<op>_to_all for the active-set types of 1.5: short, int, long,

@@ -104,14 +104,14 @@ static const struct {
                       "PE_size 2 (PEs 0 to 2 by 2)", "only its members may call"}},
     {"stack_psync", 2, {"gshmem_alltoall32", "pSync", "@stack"}},
     {"neg_nreduce", 2, {"gshmem_int32_sum_to_all", "nreduce -1 is negative"}},
-    {"bad_stride", 2, {"gshmem_barrier", "PE_start 0, logPE_stride -1, PE_size 2 is not an "
+    {"bad_stride", 2, {"gshmem_barrier_aset", "PE_start 0, logPE_stride -1, PE_size 2 is not an "
                        "active set of the 2 PEs"}},
     {"bad_size", 4, {"gshmem_int64_sum_to_all", "PE_size 5 is not an active set of the 4 PEs"}},
     {"zero_size", 2, {"gshmem_broadcast64", "PE_size 0 is not an active set"}},
     {"bad_last", 4, {"gshmem_fcollect32", "PE_start 1, logPE_stride 1, PE_size 3 is not an "
                      "active set of the 4 PEs", "PE_start + (PE_size - 1) * 2^logPE_stride < 4"}},
     {"bad_root", 2, {"gshmem_broadcast32", "PE_root 2 is not in [0, PE_size 2)"}},
-    {"null_psync", 2, {"gshmem_sync", "pSync is NULL"}},
+    {"null_psync", 2, {"gshmem_sync_aset", "pSync is NULL"}},
     {"bad_strides", 2, {"gshmem_alltoalls64", "dst 0, sst 1 (strides must be >= 1)"}},
 };
 

@@ -132,14 +132,14 @@ static void gshmemi_aset_sync(const char *call, int quiet, int start, int log_st
     gshmemi_aset_end(&t);
 }
 
-void gshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+void gshmem_barrier_aset(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    gshmemi_aset_sync("gshmem_barrier", 1, PE_start, logPE_stride, PE_size, pSync);
+    gshmemi_aset_sync("gshmem_barrier_aset", 1, PE_start, logPE_stride, PE_size, pSync);
 }
 
-void gshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+void gshmem_sync_aset(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    gshmemi_aset_sync("gshmem_sync", 0, PE_start, logPE_stride, PE_size, pSync);
+    gshmemi_aset_sync("gshmem_sync_aset", 0, PE_start, logPE_stride, PE_size, pSync);
 }
 
 /* ---- data: elements of esz (4 or 8) bytes ------------------------------------------- */
