@@ -466,8 +466,9 @@ GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_DECL_RED)
  * root's place in the set, and broadcast does not write dest on the root;
  * collect's nelems may differ per PE. gshmem_barrier_aset is a quiet,
  * then gshmem_sync_aset (shmem_barrier and shmem_sync; gshmem_barrier
- * takes a team, as NVSHMEM's does). Misuse (a bad set, a caller outside it, pSync NULL or not
- * symmetric, a bad root or stride, nreduce < 0) ends the job, naming the
+ * takes a team, as NVSHMEM's does). Misuse (a bad set, a caller outside
+ * it, pSync NULL or not symmetric, a bad root or stride, nreduce < 0) ends
+ * the job, naming the
  * call and the values. */
 void gshmem_barrier_aset(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void gshmem_sync_aset(int PE_start, int logPE_stride, int PE_size, long *pSync);

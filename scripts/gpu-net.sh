@@ -16,11 +16,12 @@
 #   lat    8 B put + quiet from a kernel (queue-latency: beside the doorbell
 #          round trip) over ofi/tcp;ofi_rxm and ofi/shm, and fi_pingpong's
 #          8 B round trip on each provider (.gpu/bin, gpu-pack.sh)
-#   dlrm   DLRM set N at P = 2 (scripts/dlrm-bench.sh N2): the whole grid
+#   dlrm   DLRM set N at P = GPU_NET_DLRM_P (default 2; scripts/dlrm-bench.sh
+#          N2 / N4): the whole grid
 #          new, its four corners on one rail (rail1); GPU_NET_MODES picks the
 #          modes of bw and dlrm (default "new rail1"; "old" also works);
 #          DLRM_N_ITERS (default 5) iterations
-#   prof   one N case with the engine's and the ofi path's INFO lines
+#   prof   one N case at P = GPU_NET_DLRM_P with the engine's and the ofi path's INFO lines
 #          (messages, bytes per message, copies, waits), NCCL on sockets
 #   cpu    per-thread CPU use (scripts/thread_cpu.py) of that N case and of
 #          host-heap bidirectional put_bw over the same path; NCCL's
@@ -47,6 +48,7 @@ OLD=(GSHMEM_OFI_AM_COALESCE=0 GSHMEM_OFI_AM_CHUNK=64K FI_OFI_RXM_BUFFER_SIZE=163
 RAIL1=(GSHMEM_OFI_AM_RAILS=1)
 MODES=${GPU_NET_MODES:-new rail1}
 NCCL_SOCK=(NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
+DP=${GPU_NET_DLRM_P:-2}   # P of the dlrm and prof steps (2 or 4)
 NCASE=(--config N --batch 2048 --tables-per-pe 128 --iters 5 --warmup 1)
 nvidia-smi -L | tee "$OUT/gpus.txt"
 git rev-parse HEAD 2>/dev/null | sed 's/^/commit /' | tee -a "$OUT/gpus.txt"
@@ -97,14 +99,14 @@ if want dlrm; then
     [ $mode = rail1 ] && envs+=("${RAIL1[@]}")
     [ $mode != new ] && envs+=(DLRM_N_BATCH=512,8192 DLRM_N_TPP=32,256)
     env "${envs[@]}" OUT="$OUT/dlrm-$mode" DLRM_DEADLINE=${DLRM_DEADLINE:-200} \
-      bash scripts/dlrm-bench.sh "$B" N2 2>&1 | tee "$OUT/logs/dlrm-$mode.txt" | sed "s/^/  $mode /"
+      bash scripts/dlrm-bench.sh "$B" "N$DP" 2>&1 | tee "$OUT/logs/dlrm-$mode.txt" | sed "s/^/  $mode /"
     grep -q "^FAIL" "$OUT/logs/dlrm-$mode.txt" && status=1
   done
 fi
 if want prof; then
-  gpu_run prof-n2 120 env "${NET[@]}" "${NCCL_SOCK[@]}" GSHMEM_DEBUG=INFO \
-    GSHMEM_DEBUG_SUBSYS=TRANSPORT,PROXY "$L" -n 2 "$B/apps/dlrm/gshmem-dlrm" "${NCASE[@]}"
-  grep -h "^N \|active messages: PE\|engine stopped" "$OUT/logs/prof-n2.log" | sed 's/^/  /'
+  gpu_run "prof-n$DP" 120 env "${NET[@]}" "${NCCL_SOCK[@]}" GSHMEM_DEBUG=INFO \
+    GSHMEM_DEBUG_SUBSYS=TRANSPORT,PROXY "$L" -n "$DP" "$B/apps/dlrm/gshmem-dlrm" "${NCASE[@]}"
+  grep -h "^N \|active messages: PE\|engine stopped" "$OUT/logs/prof-n$DP.log" | sed 's/^/  /'
 fi
 if want cpu; then   # which thread is the limit
   gpu_run cpu-dlrm 120 python3 scripts/thread_cpu.py -o "$OUT/csv/cpu-dlrm.csv" -- \

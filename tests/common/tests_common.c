@@ -201,18 +201,42 @@ test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *arg
     return test_run_env_pes(test_tp_env(tp), n, prog, args, timeout_s);
 }
 
+void test_expect_ok(test_run_t *r, const char *prog, const char *what, int n,
+                    const char *must_have)
+{
+    char ok[128];
+    snprintf(ok, sizeof ok, "%s: OK", prog);
+    cr_expect(r->status == 0 && r->output != NULL && strstr(r->output, ok) != NULL,
+              "%s over %s with %d PEs: exit status %d after %.1f s (want 0 and '%s'); "
+              "output (end):\n%s", prog, what, n, r->status, r->seconds, ok, test_tail(r));
+    if (must_have != NULL)
+        cr_expect(r->output != NULL && strstr(r->output, must_have) != NULL,
+                  "%s over %s with %d PEs: output lacks '%s'; output (end):\n%s", prog, what,
+                  n, must_have, test_tail(r));
+    test_run_free(r);
+}
+
 void test_expect_ok_2_4(const char *env, const char *what, const char *prog, int timeout_s)
 {
     static const int pes[] = {2, 4};
-    char ok[128];
-    snprintf(ok, sizeof ok, "%s: OK", prog);
     for (size_t i = 0; i < sizeof pes / sizeof pes[0]; i++) {
         test_run_t r = test_run_env_pes(env, pes[i], prog, NULL, timeout_s);
-        cr_expect(r.status == 0 && strstr(r.output, ok) != NULL,
-                  "%s over %s with %d PEs: exit status %d after %.1f s; output (end):\n%s",
-                  prog, what, pes[i], r.status, r.seconds, test_tail(&r));
-        test_run_free(&r);
+        test_expect_ok(&r, prog, what, pes[i], NULL);
     }
+}
+
+const char *test_order_iters(const char *tp)
+{
+    if (strcmp(tp, "shm") == 0)
+        return "5000";
+    if (strcmp(tp, "ofi-shm") == 0)
+        return "2000";
+    return "1000";
+}
+
+const char *test_ctx_mode(const char *tp)
+{
+    return strncmp(tp, "ofi-", 4) == 0 ? "isolated" : "shared";
 }
 
 /* detect_leaks=0 (ASan builds): Open MPI's components are dlopen'd and
@@ -233,9 +257,14 @@ test_run_t test_run_mpirun(int n, const char *xenv, const char *prog, const char
     used = (size_t)snprintf(cmd, sizeof cmd, "%s --allow-run-as-root --oversubscribe -np %d",
                             GSHMEM_MPIEXEC, n);
     for (const char *p = xenv ? xenv : ""; *p != '\0' && used < sizeof cmd;) {
-        size_t len = strcspn(p, " ");
-        if (len > 0)
-            used += (size_t)snprintf(cmd + used, sizeof cmd - used, " -x '%.*s'", (int)len, p);
+        size_t len = strcspn(p, " "), k = 0;
+        char var[256];   /* the setting without its single quotes */
+        for (size_t j = 0; j < len && k + 1 < sizeof var; j++)
+            if (p[j] != '\'')
+                var[k++] = p[j];
+        var[k] = '\0';
+        if (k > 0)
+            used += (size_t)snprintf(cmd + used, sizeof cmd - used, " -x '%s'", var);
         p += len;
         p += strspn(p, " ");
     }

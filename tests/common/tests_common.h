@@ -37,9 +37,23 @@ test_run_t test_run_pes(const char *tp, int n, const char *prog, const char *arg
 /* The same under the environment env (may be NULL). */
 test_run_t test_run_env_pes(const char *env, int n, const char *prog, const char *args,
                             int timeout_s);
-/* prog at 2 and 4 PEs under env: each run must exit 0 and print
- * "<prog>: OK" (Criterion expectations naming what, e.g. the transport). */
+/* A conformance run of prog at n PEs passes when it exited 0 and its
+ * output holds "<prog>: OK" (PE 0's last line) and, unless NULL, must_have:
+ * Criterion expectations naming prog, what (e.g. the transport) and n,
+ * with the end of the output. Frees r's output. */
+void test_expect_ok(test_run_t *r, const char *prog, const char *what, int n,
+                    const char *must_have);
+/* prog at 2 and 4 PEs under env: test_expect_ok on each run. */
 void test_expect_ok_2_4(const char *env, const char *what, const char *prog, int timeout_s);
+
+/* pe_api_mem's exhaustion case asks for 1 TiB: its log names the size. */
+#define TEST_API_MEM_LOG "1099511627776"
+/* Iterations of pe_api_order's litmus tests over tp (test_tp_env's
+ * names): many over shm, fewer over ofi. */
+const char *test_order_iters(const char *tp);
+/* pe_api_ctx's mode over tp: "isolated" where the transport gives each
+ * context a channel of its own (ofi's RMA path), else "shared". */
+const char *test_ctx_mode(const char *tp);
 
 /* Host-heap runs of ofi's active messages (GSHMEM_OFI_AM): 256 KiB
  * messages, not the default 1 MiB. ofi_rxm keeps eager buffers of one
@@ -66,8 +80,9 @@ void test_expect_ok_2_4(const char *env, const char *what, const char *prog, int
 
 /* <mpiexec> -np n <build>/tests/pe/<prog> args on loopback, with each
  * "VAR=value" of xenv (space-separated, no spaces in values) passed as
- * -x 'VAR=value'. Skips the calling test when no mpiexec was found at
- * configure time. */
+ * -x 'VAR=value'; single quotes in xenv are dropped, so that
+ * test_tp_env(tp) may be part of it. Skips the calling test when no
+ * mpiexec was found at configure time. */
 test_run_t test_run_mpirun(int n, const char *xenv, const char *prog, const char *args,
                            int timeout_s);
 

@@ -3,6 +3,8 @@
  * directory. Modes (argv[1]):
  *   normal          everything above, then finalize (also the default)
  *   reinit          normal, three open/finalize cycles in one run
+ *   cycles N        N open/finalize cycles with one allgather each: a
+ *                   re-open racing a peer's finalize
  *   die | kill      PE 1 _exit(3)s / raises SIGKILL while the others wait
  *                   in a barrier
  *   abort           PE 2 (or the last PE) calls abort(7, text)
@@ -173,15 +175,22 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "normal";
     setvbuf(stdout, NULL, _IOLBF, 0);
     gshmemi_bootstrap_t *b = boot_open();
-    if (strcmp(mode, "normal") != 0 && strcmp(mode, "reinit") != 0)
+    int short_cycles = strcmp(mode, "cycles") == 0;
+    if (strcmp(mode, "normal") != 0 && strcmp(mode, "reinit") != 0 && !short_cycles)
         return failure_mode(b, mode);
     int cycles = strcmp(mode, "reinit") == 0 ? 3 : 1;
+    if (short_cycles)
+        cycles = argc > 2 ? atoi(argv[2]) : 0;
+    CHECK(cycles >= 1, "mode %s: want a number of cycles >= 1", mode);
     const char *name = b->ops->name;
     int n = b->n_pes;
     for (int c = 0; c < cycles; c++) {
         if (c > 0)
             b = boot_open();
-        normal_cycle(b, c);
+        if (short_cycles)
+            check_allgather(b, 8, c);
+        else
+            normal_cycle(b, c);
         finalize_checked(b);
     }
     printf("pe_boot: PE %d of %d OK (bootstrap %s, %d cycle(s))\n", my_pe, n, name, cycles);

@@ -2,7 +2,8 @@
  * the three transport variants: shm, ofi over the shm provider, ofi over
  * tcp;ofi_rxm on loopback. A run passes when it exits 0 and PE 0 printed
  * "<prog>: OK"; a failure names the program, transport, PE count, exit
- * status and shows the end of the output (the PE's check message). */
+ * status and shows the end of the output (the PE's check message). The
+ * same programs under mpirun: test_conform_mpirun.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,41 +12,13 @@
 
 #define API_TIMEOUT_S 90
 
-static test_run_t api_run_pes(const char *tp, int n, const char *prog, const char *args)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %%B/tests/pe/%s %s",
-             n, API_TIMEOUT_S, prog, args ? args : "");
-    return test_run(test_tp_env(tp), cmd, API_TIMEOUT_S + 10);
-}
-
 static void run_api(const char *prog, const char *tp, const char *args, const char *must_have)
 {
     static const int pes[] = {2, 4};
-    char ok[128];
-    snprintf(ok, sizeof ok, "%s: OK", prog);
     for (size_t i = 0; i < sizeof pes / sizeof pes[0]; i++) {
-        test_run_t r = api_run_pes(tp, pes[i], prog, args);
-        cr_expect(r.status == 0 && strstr(r.output, ok) != NULL,
-                  "%s over %s with %d PEs: exit status %d after %.1f s (want 0 and '%s'); "
-                  "output (end):\n%s", prog, tp, pes[i], r.status, r.seconds, ok,
-                  test_tail(&r));
-        if (must_have != NULL)
-            cr_expect(strstr(r.output, must_have) != NULL,
-                      "%s over %s with %d PEs: output lacks '%s'; output (end):\n%s", prog,
-                      tp, pes[i], must_have, test_tail(&r));
-        test_run_free(&r);
+        test_run_t r = test_run_pes(tp, pes[i], prog, args, API_TIMEOUT_S);
+        test_expect_ok(&r, prog, tp, pes[i], must_have);
     }
-}
-
-/* Iterations of the ordering litmus tests: many over shm, fewer over tcp. */
-static const char *order_iters(const char *tp)
-{
-    if (strcmp(tp, "shm") == 0)
-        return "5000";
-    if (strcmp(tp, "ofi-shm") == 0)
-        return "2000";
-    return "1000";
 }
 
 #define API_SUITE(name, prog, args_of, must_have)                                      \
@@ -65,11 +38,10 @@ static const char *order_iters(const char *tp)
 #define NO_ARGS(tp) ((void)(tp), (const char *)NULL)
 
 API_SUITE(rma, "pe_api_rma", NO_ARGS, NULL)
-API_SUITE(order, "pe_api_order", order_iters, NULL)
+API_SUITE(order, "pe_api_order", test_order_iters, NULL)
 API_SUITE(amo, "pe_api_amo", NO_ARGS, NULL)
 API_SUITE(coll, "pe_api_coll", NO_ARGS, NULL)
-/* The exhaustion case of pe_api_mem asks for 1 TiB: the log names it. */
-API_SUITE(mem, "pe_api_mem", NO_ARGS, "1099511627776")
+API_SUITE(mem, "pe_api_mem", NO_ARGS, TEST_API_MEM_LOG)
 API_SUITE(shmem_h, "pe_api_shmem", NO_ARGS, NULL)
 /* Global and static variables as symmetric objects (more in test_symdata.c). */
 API_SUITE(symdata, "pe_api_symdata", NO_ARGS, NULL)

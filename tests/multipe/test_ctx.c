@@ -17,18 +17,22 @@
 static void ctx_ok(const char *env, const char *what, const char *mode)
 {
     static const int pes[] = {2, 4};
+    char what_mode[128];
+    snprintf(what_mode, sizeof what_mode, "%s (mode %s)", what, mode);
     for (size_t i = 0; i < sizeof pes / sizeof pes[0]; i++) {
         test_run_t r = test_run_env_pes(env, pes[i], "pe_api_ctx", mode, CTX_TIMEOUT_S);
-        cr_expect(r.status == 0 && strstr(r.output, "pe_api_ctx: OK") != NULL,
-                  "pe_api_ctx %s over %s with %d PEs: exit status %d after %.1f s; output "
-                  "(end):\n%s", mode, what, pes[i], r.status, r.seconds, test_tail(&r));
-        test_run_free(&r);
+        test_expect_ok(&r, "pe_api_ctx", what_mode, pes[i], NULL);
     }
 }
 
-Test(ctx, shm, .timeout = 400) { ctx_ok(test_tp_env("shm"), "shm", "shared"); }
-Test(ctx, ofi_shm, .timeout = 400) { ctx_ok(test_tp_env("ofi-shm"), "ofi-shm", "isolated"); }
-Test(ctx, ofi_tcp, .timeout = 400) { ctx_ok(test_tp_env("ofi-tcp"), "ofi-tcp", "isolated"); }
+static void ctx_tp_ok(const char *tp)
+{
+    ctx_ok(test_tp_env(tp), tp, test_ctx_mode(tp));
+}
+
+Test(ctx, shm, .timeout = 400) { ctx_tp_ok("shm"); }
+Test(ctx, ofi_shm, .timeout = 400) { ctx_tp_ok("ofi-shm"); }
+Test(ctx, ofi_tcp, .timeout = 400) { ctx_tp_ok("ofi-tcp"); }
 /* Active messages exist in CUDA builds; elsewhere GSHMEM_OFI_AM has no
  * effect and ofi takes its RMA path. */
 Test(ctx, ofi_am_tcp, .timeout = 400)

@@ -1,7 +1,8 @@
 /* test_symdata: global and static variables are symmetric (pe_api_symdata;
  * its 2- and 4-PE runs over shm, ofi/shm and ofi/tcp are api_symdata::* in
- * test_api.c). Here: the same under mpirun, the globals of a library named
- * in GSHMEM_SYMMETRIC_LIBS, and what a PE is told when an address is not
+ * test_api.c, its runs under mpirun conform_mpirun::* in
+ * test_conform_mpirun.c). Here: the globals of a library named in
+ * GSHMEM_SYMMETRIC_LIBS, and what a PE is told when an address is not
  * symmetric: a thread-local or malloc'd word, a job whose PEs run
  * different executables, GSHMEM_SYMMETRIC_DATA=0, a library that is not
  * loaded. */
@@ -10,17 +11,6 @@
 #include <string.h>
 
 #include "tests_common.h"
-
-#define SD_TIMEOUT_S 90
-
-
-static void expect_ok(test_run_t *r, const char *what, const char *ok)
-{
-    cr_expect(r->status == 0 && strstr(r->output, ok) != NULL,
-              "%s: exit status %d after %.1f s (want 0 and '%s'); output (end):\n%s", what,
-              r->status, r->seconds, ok, test_tail(r));
-    test_run_free(r);
-}
 
 /* Exit status not 0 (nor the timeout's) and every string of want[] seen. */
 static void expect_fatal(test_run_t *r, const char *what, const char *const *want)
@@ -34,28 +24,6 @@ static void expect_fatal(test_run_t *r, const char *what, const char *const *wan
     test_run_free(r);
 }
 
-/* mpirun -np 2 and 4 with the bootstrap auto picks (pmix or mpi) over the
- * default transports (shm here), and -np 4 with the mpi bootstrap over
- * ofi/tcp. */
-Test(symdata, mpirun, .timeout = 300)
-{
-    if (!TEST_HAVE_MPI && !TEST_HAVE_PMIX)
-        cr_skip_test("gshmem was built without MPI and PMIx");
-    static const int pes[] = {2, 4};
-    for (int i = 0; i < 2; i++) {
-        test_run_t r = test_run_mpirun(pes[i], NULL, "pe_api_symdata", NULL, SD_TIMEOUT_S);
-        char what[64];
-        snprintf(what, sizeof what, "mpirun -np %d pe_api_symdata", pes[i]);
-        expect_ok(&r, what, "pe_api_symdata: OK");
-    }
-    if (!TEST_HAVE_MPI)
-        return;
-    test_run_t r = test_run_mpirun(4, "GSHMEM_BOOTSTRAP=mpi GSHMEM_TRANSPORTS=ofi "
-                                   "GSHMEM_OFI_PROVIDER=tcp;ofi_rxm FI_TCP_IFACE=lo",
-                                   "pe_api_symdata", NULL, SD_TIMEOUT_S);
-    expect_ok(&r, "mpirun -np 4 pe_api_symdata (mpi bootstrap, ofi/tcp)", "pe_api_symdata: OK");
-}
-
 Test(symdata, library_globals, .timeout = 200)
 {
     static const char *const tps[] = {"shm", "ofi-tcp"};
@@ -65,8 +33,8 @@ Test(symdata, library_globals, .timeout = 200)
         test_run_t r = test_run(env, "%B/tools/gshmemrun/gshmemrun -n 4 --timeout 60 "
                                 "%B/tests/pe/pe_api_symdata lib", 70);
         char what[64];
-        snprintf(what, sizeof what, "pe_api_symdata lib over %s", tps[i]);
-        expect_ok(&r, what, "pe_api_symdata: OK (4 PEs, library)");
+        snprintf(what, sizeof what, "%s (mode lib)", tps[i]);
+        test_expect_ok(&r, "pe_api_symdata", what, 4, "pe_api_symdata: OK (4 PEs, library)");
     }
     /* not named: its globals are not symmetric, and the message says so */
     test_run_t r = test_run_pes("shm", 2, "pe_api_symdata", "lib", 60);

@@ -62,7 +62,7 @@ struct gshmemi_cbatch {
     int device;                    /* the owner's CUDA device */
     cudaStream_t stream;           /* the owner's stream */
     const char *owner;             /* for messages */
-    gshmemi_cbatch_stats_t stats;
+    uint64_t records, launches, copies, segments;   /* statistics */
 };
 
 /* Looks word up in the current segment's hash and adds it; 1 if it was there. */
@@ -194,24 +194,26 @@ extern "C" int gshmemi_cbatch_create(int device, void *stream, const char *owner
     cbatch_dev_leave(prev);
     if (e != cudaSuccess) {
         int rc = cbatch_fail(b, e, what);
-        gshmemi_cbatch_destroy(b, NULL);
+        gshmemi_cbatch_destroy(b);
         return rc;
     }
     *b_p = b;
     return GSHMEM_SUCCESS;
 }
 
-extern "C" void gshmemi_cbatch_destroy(gshmemi_cbatch_t *b, gshmemi_cbatch_stats_t *stats_p)
+extern "C" void gshmemi_cbatch_destroy(gshmemi_cbatch_t *b)
 {
     if (b == NULL)
         return;
+    GSHMEMI_DEBUG(GSHMEMI_SUBSYS_HEAP, "%s: small-op batch: %llu records in %llu kernels and "
+                  "%llu copies, %llu ordered segments", b->owner,
+                  (unsigned long long)b->records, (unsigned long long)b->launches,
+                  (unsigned long long)b->copies, (unsigned long long)b->segments);
     for (unsigned i = 0; i < CBATCH_BUFS; i++)
         if (b->done[i] != NULL)
             (void)cudaEventDestroy(b->done[i]);
     if (b->host != NULL)
         (void)cudaFreeHost(b->host);
-    if (stats_p != NULL)
-        *stats_p = b->stats;
     pthread_mutex_destroy(&b->lock);
     free(b);
 }
@@ -230,12 +232,12 @@ static int cbatch_launch(gshmemi_cbatch_t *b)
         for (uint32_t i = 0; e == cudaSuccess && i < b->n; i++)
             e = cudaMemcpyAsync((void *)(uintptr_t)recs[i].dst, &recs[i].value, recs[i].size,
                                 cudaMemcpyDefault, b->stream);
-        b->stats.copies += b->n;
+        b->copies += b->n;
     } else {
         cbatch_kernel<<<1, CBATCH_THREADS, 0, b->stream>>>(b->dev + (size_t)b->cur * CBATCH_RECS,
                                                            b->n);
         e = cudaGetLastError();
-        b->stats.launches++;
+        b->launches++;
     }
     if (e == cudaSuccess)
         e = cudaEventRecord(b->done[b->cur], b->stream);
@@ -243,7 +245,7 @@ static int cbatch_launch(gshmemi_cbatch_t *b)
     if (e != cudaSuccess)
         return cbatch_fail(b, e, "launch");
     b->launched[b->cur] = 1;
-    b->stats.records += b->n;
+    b->records += b->n;
     b->cur = (b->cur + 1) % CBATCH_BUFS;
     b->n = 0;
     b->n_amo = 0;
@@ -284,7 +286,7 @@ extern "C" int gshmemi_cbatch_add(gshmemi_cbatch_t *b, void *dst, gshmemi_cbatch
             ordered = 1;
             w = first - 1;
         }
-    b->stats.segments += ordered != 0;
+    b->segments += ordered != 0;
     cbatch_rec_t *r = b->host + (size_t)b->cur * CBATCH_RECS + b->n;
     r->dst = (uint64_t)(uintptr_t)dst;
     r->value = value;

@@ -28,10 +28,6 @@ typedef enum gshmemi_cbatch_kind {
     GSHMEMI_CBATCH_ADD = 2    /* atomicAdd_system, size 4 or 8 */
 } gshmemi_cbatch_kind_t;
 
-typedef struct gshmemi_cbatch_stats {
-    uint64_t records, launches, copies, segments;
-} gshmemi_cbatch_stats_t;
-
 /* A batch on CUDA device `device` whose work goes into `stream` (a
  * cudaStream_t of that device). owner names the user in error messages
  * ("p2p", "ofi target"). Loads and runs the kernel once (a first launch
@@ -40,8 +36,9 @@ typedef struct gshmemi_cbatch_stats {
  * by itself). */
 int gshmemi_cbatch_create(int device, void *stream, const char *owner, gshmemi_cbatch_t **b_p);
 /* Frees b (NULL: nothing); its launched work must be complete (the owner
- * synchronized its stream). stats_p, when not NULL, gets the counts. */
-void gshmemi_cbatch_destroy(gshmemi_cbatch_t *b, gshmemi_cbatch_stats_t *stats_p);
+ * synchronized its stream). Logs its counts (records, kernels, copies,
+ * ordered segments) at DEBUG, naming the owner. */
+void gshmemi_cbatch_destroy(gshmemi_cbatch_t *b);
 /* One record: dst is a device address this device can store to (its own
  * memory or a peer's mapped memory); ordered: applied after every earlier
  * record is applied and visible. 0 or a logged GSHMEM_ERR_TRANSPORT. */

@@ -300,7 +300,8 @@ static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
     tp->priv = s;
     GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: PE %d ready on '%s': fence %s, amo_nbi after fence %s, "
                   "quiet %s, local buffers %s", s->my_pe, s->prov_name,
-                  s->am_mode ? "a no-op (active messages: requests applied in order per PE)"
+                  s->am_mode ? "marks the next put record per PE (active messages: requests "
+                               "applied in order per PE, small records batched up to a fenced one)"
                   : s->has_fence ? "sets FI_FENCE on the next op per PE" : "waits for completions",
                   s->am_mode ? "ordered" : s->has_fence ? "posted with FI_FENCE"
                                                            : "waits for all outstanding ops first",

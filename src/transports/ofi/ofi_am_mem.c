@@ -50,14 +50,9 @@ int ofi_smem_init(ofi_am_t *st, const gshmemi_heap_t *heap, int batch)
 void ofi_smem_fini(ofi_am_t *st)
 {
     if (st->batch) {
-        gshmemi_cbatch_stats_t c;
         (void)cudaStreamSynchronize((cudaStream_t)st->stream);   /* its kernels are done */
-        gshmemi_cbatch_destroy(st->batch, &c);
+        gshmemi_cbatch_destroy(st->batch);
         st->batch = NULL;
-        GSHMEMI_INFO(OFI_SUBSYS, "ofi active messages: target batch: %llu records in %llu "
-                     "kernels and %llu copies, %llu ordered segments",
-                     (unsigned long long)c.records, (unsigned long long)c.launches,
-                     (unsigned long long)c.copies, (unsigned long long)c.segments);
     }
     if (st->stream)
         cudaStreamDestroy((cudaStream_t)st->stream);

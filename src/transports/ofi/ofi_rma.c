@@ -120,31 +120,20 @@ static size_t ofi_chunk_size(ofi_state_t *s, int usable)
     return c;
 }
 
-/* The engine's inline data (host memory): over active messages, put
- * without asking the CUDA runtime what src is. */
-int ofi_rma_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
-                      size_t n)
-{
-#ifdef GSHMEM_HAVE_CUDA
-    ofi_state_t *s = ofi_state(tp);
-    if (s->am) {
-        GSHMEMI_CHECK(ofi_check_pe(s, pe, "put"));
-        GSHMEMI_CHECK(ofi_check_range(s, dst_off, n, "put", pe));
-        return ofi_am_put_value(s, pe, dst_off, src, n);
-    }
-#endif
-    return ofi_rma_put(tp, pe, dst_off, src, n, 1);
-}
-
-int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
-                size_t n, int nbi)
+/* host_src: src is known to be host memory (the engine's inline data):
+ * over active messages, put without asking the CUDA runtime what it is. */
+static int ofi_rma_put_from(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                            size_t n, int nbi, int host_src)
 {
     ofi_state_t *s = ofi_state(tp);
     GSHMEMI_CHECK(ofi_check_pe(s, pe, "put"));
     GSHMEMI_CHECK(ofi_check_range(s, dst_off, n, "put", pe));
 #ifdef GSHMEM_HAVE_CUDA
     if (s->am)
-        return ofi_am_put(s, pe, dst_off, src, n, nbi);
+        return host_src ? ofi_am_put_value(s, pe, dst_off, src, n)
+                        : ofi_am_put(s, pe, dst_off, src, n, nbi);
+#else
+    (void)host_src;
 #endif
     ofi_chan_t *ch = ofi_chan_of(tp);
     ofi_sync_t local = {0};
@@ -162,6 +151,19 @@ int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *s
         return rc;
     int wrc = ofi_sync_wait(s, &local);
     return rc ? rc : wrc;
+}
+
+/* The engine's inline data: host memory, non-blocking. */
+int ofi_rma_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                      size_t n)
+{
+    return ofi_rma_put_from(tp, pe, dst_off, src, n, 1, 1);
+}
+
+int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                size_t n, int nbi)
+{
+    return ofi_rma_put_from(tp, pe, dst_off, src, n, nbi, 0);
 }
 
 int ofi_rma_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, size_t n,

@@ -51,15 +51,8 @@ static void p2p_priv_free(gshmemi_transport_t *tp)
         cudaFree(priv->base_dev);
     if (priv->stream != NULL)
         (void)cudaStreamSynchronize(priv->stream);   /* the batch's kernels are done */
-    if (priv->batch != NULL) {
-        gshmemi_cbatch_stats_t st;
-        gshmemi_cbatch_destroy(priv->batch, &st);
-        priv->batch = NULL;
-        GSHMEMI_DEBUG(P2P_SUBSYS, "p2p: small-op batch: %llu records in %llu kernels and %llu "
-                      "copies, %llu ordered segments", (unsigned long long)st.records,
-                      (unsigned long long)st.launches, (unsigned long long)st.copies,
-                      (unsigned long long)st.segments);
-    }
+    gshmemi_cbatch_destroy(priv->batch);
+    priv->batch = NULL;
     if (priv->stream != NULL)
         cudaStreamDestroy(priv->stream);
     free(priv->base);
