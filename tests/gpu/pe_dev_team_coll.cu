@@ -35,11 +35,21 @@
 static int me, npes;
 static int *errs;
 
+static int round_no = 1;
+
+/* Ends a phase: its kernels finished and checked, every PE here. The
+ * round numbers restart from the phase's base on every PE: a PE outside a
+ * team skips that team's calls, so counting on would give the members of
+ * the next team different rounds (and sources filled for different
+ * rounds). The line says how far a PE got when a run hangs. */
 static void done(const char *what)
 {
+    static int phase;
     CU_SYNC();
     pe_dev_errs_check(errs, what);
+    fprintf(stderr, "pe_dev_team_coll: PE %d: %s done\n", me, what);
     gshmem_barrier_all();
+    round_no = ++phase * 1000;
 }
 
 /* ---- (1) queries ---------------------------------------------------------------- */
@@ -160,7 +170,6 @@ __global__ void k_reduce(int op, int f, gshmem_team_t t, T *dst, T *src, size_t 
 }
 
 static const size_t dsizes[] = {1, 1000};
-static int round_no = 1;
 
 /* Every kind and form at 1 and 1000 elements; mem: the *mem forms too. */
 template <typename T> static void data_all(gshmem_team_t t, char *dst, char *src, int mem)

@@ -7,7 +7,7 @@
  *     typed broadcast (root the last team PE), fcollect, alltoall and
  *     broadcastmem / fcollectmem / alltoallmem, reductions (int sum,
  *     float min, double sum in place, uint64 xor), each followed by a
- *     barrier, then team_sync and sync_all;
+ *     barrier, then team_sync; sync_all after each team (every PE);
  * (2) a CUDA graph: the sources come from a device round counter, then a
  *     reduction on WORLD, a broadcast on "all" with the last PE as root,
  *     an fcollect and an alltoall, the three syncs, a kernel checking
@@ -34,6 +34,7 @@ static void sync_check(const char *what)
     CU(cudaGetLastError());
     CU(cudaStreamSynchronize(st));
     pe_dev_errs_check(errs, what);
+    fprintf(stderr, "pe_dev_team_stream: PE %d: %s done\n", me, what);   /* how far, if it hangs */
     gshmem_barrier_all();
 }
 
@@ -102,7 +103,6 @@ static void t_calls(gshmem_team_t t, char *dst, char *src, int *round)
     one(C_REDUCE, R_XOR, t, du, su, N, 0, round,
         [&] { return gshmemx_uint64_xor_reduce_on_stream(t, du, su, N, st); });
     OK(gshmemx_team_sync_on_stream(t, st));
-    gshmemx_sync_all_on_stream(st);
 }
 
 /* ---- (2) a CUDA graph ---------------------------------------------------------------- */
@@ -235,6 +235,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++) {
         if (teams[i] != GSHMEM_TEAM_INVALID)
             t_calls(teams[i], dst, src, round);
+        gshmemx_sync_all_on_stream(st);   /* WORLD: every PE, members of teams[i] or not */
         sync_check("on-stream team calls");
     }
     t_graph(all);
