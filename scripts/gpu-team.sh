@@ -6,6 +6,9 @@
 # PE got (the programs print a line per finished phase). Cases: P2P at 2
 # and 4 PEs (4 only with 4 GPUs), the queue path (GSHMEM_DEVICE_QUEUE_ONLY=1)
 # and ofi/shm with P2P off at 2 PEs; GPU_TEAM_CASES picks some by name.
+# Off P2P the programs trace each call (PE_DEV_TRACE, GPU_TEAM_TRACE=0 turns
+# it off), and a case still running 12 s before its limit gets its PEs'
+# stacks and running kernels from cuda-gdb ($OUT/logs/CASE-stack-PID.log).
 # Logs under $OUT/logs (or /tmp/gshmem-gpu-team), archived in
 # $OUT/gpu-team.tgz; PASS/FAIL per case on stdout.
 set -uo pipefail
@@ -27,7 +30,17 @@ for c in $cases; do
   n=${n#n}
   [ "$n" -le "$ngpu" ] || { echo "skip $c ($n PEs, $ngpu GPUs)"; continue; }
   case $path in p2p) envs=("${P2P[@]}") ;; queue) envs=("${QUEUE[@]}") ;; *) envs=("${OFI[@]}") ;; esac
+  [ "$path" = p2p ] || envs+=(PE_DEV_TRACE="${GPU_TEAM_TRACE:-1}")
+  # a hang's stacks: every PE's host threads and the GPU's kernels, shortly
+  # before the launcher's limit (cuda-gdb attaches; nothing when it is absent)
+  ( sleep $((T - 12)); for pid in $(pgrep -f "tests/pe/pe_dev_team_$prog" | grep -v "^$$\$"); do
+      command -v cuda-gdb >/dev/null || break
+      timeout 10 cuda-gdb -p "$pid" -batch -ex "info cuda kernels" -ex "thread apply all bt 12" \
+        >"$OUT/logs/$c-stack-$pid.log" 2>&1
+    done ) &
+  watcher=$!
   gpu_run "$c" $((T + 10)) env "${envs[@]}" "$L" -n "$n" --timeout "$T" "$B/tests/pe/pe_dev_team_$prog"
+  kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
   grep -c ": OK (PE" "$OUT/logs/$c.log" | sed "s/^/  OK lines: /"
   grep -h "done$" "$OUT/logs/$c.log" | tail -"$n" | sed 's/^/  last: /'
 done

@@ -42,6 +42,23 @@ static int round_no = 1;
  * team skips that team's calls, so counting on would give the members of
  * the next team different rounds (and sources filled for different
  * rounds). The line says how far a PE got when a run hangs. */
+/* PE_DEV_TRACE=1: a line before each collective's kernel and a wait
+ * after it (which call a hang is in; scripts/gpu-team.sh sets it). */
+static void trace(const char *what, int kind, int f, size_t n, int extra, gshmem_team_t t)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("PE_DEV_TRACE") != NULL && atoi(getenv("PE_DEV_TRACE")) != 0;
+    if (!on)
+        return;
+    if (kind < 0) {   /* after the launch */
+        CU_SYNC();
+        return;
+    }
+    fprintf(stderr, "pe_dev_team_coll: PE %d: %s kind %d form %d n %zu (%d) team %d\n", me, what,
+            kind, f, n, extra, t);
+}
+
 static void done(const char *what)
 {
     static int phase;
@@ -180,8 +197,10 @@ template <typename T> static void data_all(gshmem_team_t t, char *dst, char *src
             for (int k = 0; k < 2; k++)
                 for (int m = 0; m <= mem; m++) {
                     int root = (kind == C_BCAST && (f + k + m) % 2 == 0) ? tn - 1 : 0;
+                    trace("data", kind, f, dsizes[k], m, t);
                     k_data<T><<<1, NT>>>(kind, f, m, t, (T *)dst, (T *)src, dsizes[k], root,
                                          round_no++, errs);
+                    trace("", -1, 0, 0, 0, t);
                 }
 }
 
@@ -200,8 +219,11 @@ static void t_data(gshmem_team_t t, char *dst, char *src)
 template <typename T> static void red_one(int op, gshmem_team_t t, char *dst, char *src)
 {
     static const size_t rsizes[] = {1, 2049, 1000};
-    for (int f = F_THREAD; f <= F_BLOCK; f++)
+    for (int f = F_THREAD; f <= F_BLOCK; f++) {
+        trace("reduce", op, f, rsizes[f], (int)sizeof(T), t);
         k_reduce<T><<<1, NT>>>(op, f, t, (T *)dst, (T *)src, rsizes[f], round_no++, errs);
+        trace("", -1, 0, 0, 0, t);
+    }
     k_reduce<T><<<1, NT>>>(op, F_BLOCK, t, (T *)src, (T *)src, 1000, round_no++, errs);
 }
 

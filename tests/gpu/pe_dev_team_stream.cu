@@ -7,7 +7,10 @@
  *     typed broadcast (root the last team PE), fcollect, alltoall and
  *     broadcastmem / fcollectmem / alltoallmem, reductions (int sum,
  *     float min, double sum in place, uint64 xor), each followed by a
- *     barrier, then team_sync; sync_all after each team (every PE);
+ *     barrier, then team_sync; sync_all after each team (every PE); at
+ *     P <= 4 also over 64 KiB (80 KB broadcast and reductions, 160 KB in
+ *     place, 80 KB fcollect parts, 32 KB alltoall blocks), where a team
+ *     the device maps takes the grid forms;
  * (2) a CUDA graph: the sources come from a device round counter, then a
  *     reduction on WORLD, a broadcast on "all" with the last PE as root,
  *     an fcollect and an alltoall, the three syncs, a kernel checking
@@ -65,8 +68,14 @@ template <typename T, typename Call>
 static void one(int kind, int op, gshmem_team_t t, T *dst, T *src, size_t n, int root,
                 int *round, Call call)
 {
+    const char *tr = getenv("PE_DEV_TRACE");   /* a line per call and a wait after it */
+    if (tr != NULL && atoi(tr) != 0)
+        fprintf(stderr, "pe_dev_team_stream: PE %d: kind %d op %d n %zu team %d\n", me, kind, op,
+                n, t);
     k_fill<T><<<1, NT, 0, st>>>(kind, t, src, n, round);
     int rc = call();
+    if (tr != NULL && atoi(tr) != 0)
+        CU(cudaStreamSynchronize(st));
     PE_CHECK(rc == 0, "on-stream call (collective %d, op %d, team %d, %zu elements) returned "
              "%d", kind, op, t, n, rc);
     k_check<T><<<1, NT, 0, st>>>(kind, op, t, dst, n, root, round, errs);
@@ -102,6 +111,21 @@ static void t_calls(gshmem_team_t t, char *dst, char *src, int *round)
         [&] { return gshmemx_double_sum_reduce_on_stream(t, sd, sd, N, st); });
     one(C_REDUCE, R_XOR, t, du, su, N, 0, round,
         [&] { return gshmemx_uint64_xor_reduce_on_stream(t, du, su, N, st); });
+    if (npes <= 4) {   /* the grid forms: > 64 KiB on a team the device maps (P2P) */
+        const size_t B = 20000, F = 10000, A = 4096;
+        one(C_BCAST, 0, t, di, si, B, tn - 1, round,
+            [&] { return gshmemx_int_broadcast_on_stream(t, di, si, B, tn - 1, st); });
+        one(C_FCOLLECT, 0, t, dd, sd, F, 0, round,
+            [&] { return gshmemx_double_fcollect_on_stream(t, dd, sd, F, st); });
+        one(C_ALLTOALL, 0, t, du, su, A, 0, round,
+            [&] { return gshmemx_uint64_alltoall_on_stream(t, du, su, A, st); });
+        one(C_REDUCE, R_SUM, t, di, si, B, 0, round,
+            [&] { return gshmemx_int_sum_reduce_on_stream(t, di, si, B, st); });
+        one(C_REDUCE, R_MAX, t, df, sf, B + 3, 0, round,
+            [&] { return gshmemx_float_max_reduce_on_stream(t, df, sf, B + 3, st); });
+        one(C_REDUCE, R_SUM, t, sd, sd, B, 0, round,   /* in place */
+            [&] { return gshmemx_double_sum_reduce_on_stream(t, sd, sd, B, st); });
+    }
     OK(gshmemx_team_sync_on_stream(t, st));
 }
 

@@ -3,7 +3,20 @@
  * types and ops: impl/gshmem_coll_types.h). Included by gshmem_device.h
  * only; bodies in the device pass.
  *
- * Pull-based, like the host's (src/api/core/reduce.c), in rounds of
+ * Direct, when every member's source and dest are load/store addresses
+ * here (P2P; the members agree, mappings being symmetric):
+ *   team barrier (every source is ready, every dest free)
+ *   team PE k computes its share (elements [k n/size, (k+1) n/size),
+ *     near-equal runs) from every member's source, in team order, and
+ *     stores it into every member's dest
+ *   team sync (every share is everywhere)
+ * Each element is combined once, by its owner, so every member gets the
+ * same bits; in place is safe (element j of a source is read only by j's
+ * owner, before that owner writes element j anywhere). Two syncs whatever
+ * the size; the on-stream forms run the middle step on a grid
+ * (src/api/stream/stream_coll_kernels.cu).
+ * Otherwise (a member on the queue path): pull-based, like the host's
+ * (src/api/core/reduce.c), in rounds of
  * GSHMEMI_DEV_TEAM_CHUNK bytes through the team slot's scratch in the
  * local heap (acc: partial results, in: one member's chunk;
  * gshmem_dev_state.h):
@@ -68,6 +81,88 @@ GSHMEMI_DEV void gshmemi_dev_reduce_step(T *acc, const T *x, size_t n, int i, Op
             acc[j] = op(acc[j], (T)xv[j]);
 }
 
+/* A load of a member's source that does not come from L1 (a line left by
+ * an earlier call): cached in L2 only (ld.global.cg), by size. */
+template <typename T> GSHMEMI_DEV T gshmemi_dev_ld_l2(const T *p)
+{
+    T r;
+    if (sizeof(T) == 8) {
+        unsigned long long v = __ldcg((const unsigned long long *)p);
+        __builtin_memcpy(&r, &v, sizeof r);
+    } else if (sizeof(T) == 4) {
+        unsigned int v = __ldcg((const unsigned int *)p);
+        __builtin_memcpy(&r, &v, sizeof r);
+    } else if (sizeof(T) == 2) {
+        unsigned short v = __ldcg((const unsigned short *)p);
+        __builtin_memcpy(&r, &v, sizeof r);
+    } else {
+        unsigned char v = __ldcg((const unsigned char *)p);
+        __builtin_memcpy(&r, &v, sizeof r);
+    }
+    return r;
+}
+
+/* Whether every member's twins of a and b are load/store addresses here
+ * (the direct algorithm); the members agree when reachability is
+ * symmetric, as P2P mappings are. */
+GSHMEMI_DEV bool gshmemi_dev_team_mapped(const gshmemi_dev_team_t &t, const void *a,
+                                         const void *b)
+{
+    for (int i = 0; i < t.size; i++) {
+        int pe = gshmemi_dev_team_pe(t, i);
+        if (gshmemi_dev_peer_addr(a, pe) == NULL || gshmemi_dev_peer_addr(b, pe) == NULL)
+            return false;
+    }
+    return true;
+}
+
+/* Member k's share of n elements: [*lo, *hi), near-equal runs in team
+ * order. */
+GSHMEMI_DEV void gshmemi_dev_reduce_share(size_t n, int k, int size, size_t *lo, size_t *hi)
+{
+    size_t per = n / (size_t)size, rem = n % (size_t)size, kk = (size_t)k;
+    *lo = kk * per + (kk < rem ? kk : rem);
+    *hi = *lo + per + (kk < rem ? 1 : 0);
+}
+
+#define GSHMEMI_DEV_RED_UNROLL 4   /* elements a thread has in flight */
+
+/* The direct algorithm's step (every member mapped): elements [lo, hi) of
+ * the result, each combined from every member's source in team order and
+ * stored into every member's dest (this PE's last, after the others:
+ * starting after itself spreads the PEs' writes). Thread rank of nthreads
+ * takes elements lo + rank + m * nthreads. */
+template <typename T, typename Op>
+GSHMEMI_DEV void gshmemi_dev_reduce_mapped(const gshmemi_dev_team_t &t, T *dest,
+                                           const T *source, size_t lo, size_t hi, Op op,
+                                           size_t rank, size_t nthreads)
+{
+    const size_t U = GSHMEMI_DEV_RED_UNROLL;
+    for (size_t j0 = lo + rank; j0 < hi; j0 += U * nthreads) {
+        T acc[GSHMEMI_DEV_RED_UNROLL];
+        const T *x = (const T *)gshmemi_dev_peer_addr(source, gshmemi_dev_team_pe(t, 0));
+#pragma unroll
+        for (size_t u = 0; u < U; u++)
+            if (j0 + u * nthreads < hi)
+                acc[u] = gshmemi_dev_ld_l2(x + j0 + u * nthreads);
+        for (int i = 1; i < t.size; i++) {
+            x = (const T *)gshmemi_dev_peer_addr(source, gshmemi_dev_team_pe(t, i));
+#pragma unroll
+            for (size_t u = 0; u < U; u++)
+                if (j0 + u * nthreads < hi)
+                    acc[u] = op(acc[u], gshmemi_dev_ld_l2(x + j0 + u * nthreads));
+        }
+        for (int i = 1; i <= t.size; i++) {
+            T *d = (T *)gshmemi_dev_peer_addr(
+                dest, gshmemi_dev_team_pe(t, gshmemi_dev_team_next(t, t.my_idx, i)));
+#pragma unroll
+            for (size_t u = 0; u < U; u++)
+                if (j0 + u * nthreads < hi)
+                    d[j0 + u * nthreads] = acc[u];
+        }
+    }
+}
+
 template <typename T, typename Op>
 GSHMEMI_DEV int gshmemi_dev_reduce(const char *call, gshmem_team_t team, T *dest,
                                    const T *source, size_t nreduce, Op op,
@@ -88,6 +183,13 @@ GSHMEMI_DEV int gshmemi_dev_reduce(const char *call, gshmem_team_t team, T *dest
     const size_t chunk = GSHMEMI_DEV_TEAM_CHUNK / sizeof(T);
 
     gshmemi_dev_team_sync_group(call, team, t, g, true);   /* every source is ready */
+    if (gshmemi_dev_team_mapped(t, dest, source)) {   /* direct: this PE's share to all */
+        size_t lo, hi;
+        gshmemi_dev_reduce_share(nreduce, t.my_idx, t.size, &lo, &hi);
+        gshmemi_dev_reduce_mapped(t, dest, source, lo, hi, op, g.rank, g.size);
+        gshmemi_dev_team_sync_group(call, team, t, g, false);   /* every share everywhere */
+        return 0;
+    }
     for (size_t off = 0; off < nreduce; off += chunk) {
         size_t n = nreduce - off < chunk ? nreduce - off : chunk;
         for (int i = 0; i < t.size; i++) {

@@ -167,6 +167,23 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     return gshmemi_device_state_publish(&s);
 }
 
+int gshmemi_device_team_mapped(const int *pes, int size)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+
+    if (g->cfg.device_queue_only || g->heap.kind != GSHMEMI_HEAP_CUDA)
+        return 0;
+    for (int i = 0; i < size; i++) {
+        gshmemi_transport_t *tp = pes[i] == g->my_pe ? NULL : g->pe_tp[pes[i]];
+        if (pes[i] == g->my_pe)
+            continue;
+        if (tp == NULL || tp->ops->peer_bases_device(tp) == NULL ||
+            tp->ops->ptr(tp, pes[i], 0) == NULL)
+            return 0;
+    }
+    return 1;
+}
+
 int gshmemi_device_team_stride(const int *pes, int size)
 {
     if (size <= 1)

@@ -31,6 +31,12 @@ int gshmemi_device_state_team(int slot, const int *pes, int size, int my_idx);
  * refuses such a team). */
 int gshmemi_device_team_stride(const int *pes, int size);
 
+/* 1 when the device reaches every PE of pes[0 .. size) by load/store (the
+ * P2P transport maps it and GSHMEM_DEVICE_QUEUE_ONLY is off): what the
+ * device collectives check before their direct algorithms, asked on the
+ * host by the on-stream calls that then launch a grid. */
+int gshmemi_device_team_mapped(const int *pes, int size);
+
 /* At finalize, after the last barrier and before the heap goes: publishes
  * a zeroed state (device calls then report "not initialized") and gives
  * the reservation back. */

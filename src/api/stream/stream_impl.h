@@ -36,8 +36,11 @@ int gshmemi_stream_team_sync_launch(gshmem_team_t team, int quiet, cudaStream_t 
 /* gshmemx_broadcastmem_block (root used), _fcollectmem_block or
  * _alltoallmem_block; n in bytes. */
 enum { GSHMEMI_SCOLL_BROADCAST, GSHMEMI_SCOLL_FCOLLECT, GSHMEMI_SCOLL_ALLTOALL };
+/* blocks > 0: the grid form (every member mapped, checked by the caller):
+ * that many blocks move the data, one-block team syncs around them. */
+#define GSHMEMI_STREAM_GRID_MIN (64u * 1024u)   /* bytes from which the grid forms run */
 int gshmemi_stream_coll_launch(int kind, gshmem_team_t team, void *dest, const void *source,
-                               size_t n, int root, cudaStream_t stream);
+                               size_t n, int root, int blocks, cudaStream_t stream);
 /* gshmemx_<T>_<op>_reduce_block on the sized type dt (the C types map onto
  * them by size and signedness) and op; cudaErrorInvalidValue for a pair
  * that has no reduction (a bitwise op on a float). */
@@ -55,7 +58,8 @@ enum {
 #define GSHMEMI_SRED_or 5
 #define GSHMEMI_SRED_xor 6
 int gshmemi_stream_reduce_launch(int dt, int op, gshmem_team_t team, void *dest,
-                                 const void *source, size_t nreduce, cudaStream_t stream);
+                                 const void *source, size_t nreduce, int blocks,
+                                 cudaStream_t stream);
 
 /* ---- shared by stream.c and stream_team.c ---- */
 /* Every on-stream call: init and a CUDA heap, or the job ends. */

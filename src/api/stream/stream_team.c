@@ -31,6 +31,18 @@ static gshmemi_team_t *gshmemi_stream_team(const char *call, gshmem_team_t team)
     return t;
 }
 
+/* Blocks of the grid form for a call moving bytes per member (the root's
+ * or each member's part), 0 for the one-block kernel: small calls, or a
+ * member the device reaches only by the queue path. One block per 64 KiB,
+ * at most 64 (the rows of docs/results/devcoll-* chose these). */
+static int gshmemi_stream_grid_blocks(const gshmemi_team_t *t, size_t bytes)
+{
+    if (bytes < GSHMEMI_STREAM_GRID_MIN || !gshmemi_device_team_mapped(t->pes, t->size))
+        return 0;
+    size_t b = bytes / GSHMEMI_STREAM_GRID_MIN;
+    return b > 64 ? 64 : (int)b;
+}
+
 static void gshmemi_stream_team_launched(const char *call, int e, const char *what,
                                          cudaStream_t stream)
 {
@@ -85,7 +97,9 @@ static int gshmemi_stream_coll(const char *call, int kind, gshmem_team_t team, v
         (void)gshmemi_check_sym(call, "dest", dest, gshmemi_rma_bytes(call, n, nd));
         (void)gshmemi_check_sym(call, "source", source, gshmemi_rma_bytes(call, n, ns));
     }
-    int e = gshmemi_stream_coll_launch(kind, team, dest, source, n, root, stream);
+    int e = gshmemi_stream_coll_launch(kind, team, dest, source, n, root,
+                                       gshmemi_stream_grid_blocks(t, n * (size_t)t->size),
+                                       stream);
     gshmemi_stream_team_launched(call, e, "the collective kernel", stream);
     return GSHMEM_SUCCESS;
 }
@@ -130,14 +144,16 @@ static int gshmemi_stream_reduce(const char *call, gshmem_team_t team, void *des
                                  const void *source, size_t nreduce, size_t size, int dt,
                                  int op, cudaStream_t stream)
 {
-    if (gshmemi_stream_team(call, team) == NULL)
+    gshmemi_team_t *t = gshmemi_stream_team(call, team);
+    if (t == NULL)
         return GSHMEM_ERR_INVALID_ARG;
     size_t n = gshmemi_rma_bytes(call, nreduce, size);
     if (n > 0) {
         (void)gshmemi_check_sym(call, "dest", dest, n);
         (void)gshmemi_check_sym(call, "source", source, n);
     }
-    int e = gshmemi_stream_reduce_launch(dt, op, team, dest, source, nreduce, stream);
+    int e = gshmemi_stream_reduce_launch(dt, op, team, dest, source, nreduce,
+                                         gshmemi_stream_grid_blocks(t, n), stream);
     gshmemi_stream_team_launched(call, e, "the reduction kernel", stream);
     return GSHMEM_SUCCESS;
 }
