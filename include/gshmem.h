@@ -365,6 +365,9 @@ int gshmem_team_get_config(gshmem_team_t team, long config_mask,
 /* Barrier among the team's members only (no quiet); the other PEs are not
  * involved. */
 int gshmem_team_sync(gshmem_team_t team);
+/* The same after a quiet (NVSHMEM's nvshmem_barrier(team)): the caller's
+ * puts, AMOs and signals are complete and visible when it returns. */
+int gshmem_barrier(gshmem_team_t team);
 /* Destroys the team and the contexts made from it; GSHMEM_TEAM_INVALID: no
  * effect; a predefined team ends the job. */
 void gshmem_team_destroy(gshmem_team_t team);
@@ -462,10 +465,10 @@ GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_DECL_RED)
  * member has returned. Elements are 4 or 8 bytes (32, 64); PE_root is the
  * root's place in the set, and broadcast does not write dest on the root;
  * collect's nelems may differ per PE. gshmem_barrier_aset is a quiet,
- * then gshmem_sync_aset (shmem_barrier and shmem_sync; the name
- * gshmem_barrier is kept for NVSHMEM's team barrier). Misuse (a bad set,
- * a caller outside it, pSync NULL or not symmetric, a bad root or stride,
- * nreduce < 0) ends the job, naming the
+ * then gshmem_sync_aset (shmem_barrier and shmem_sync; gshmem_barrier
+ * takes a team, as NVSHMEM's does). Misuse (a bad set, a caller outside
+ * it, pSync NULL or not symmetric, a bad root or stride, nreduce < 0) ends
+ * the job, naming the
  * call and the values. */
 void gshmem_barrier_aset(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void gshmem_sync_aset(int PE_start, int logPE_stride, int PE_size, long *pSync);

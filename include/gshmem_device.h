@@ -7,7 +7,9 @@
  * function's extern "C" declaration redeclared __host__ __device__, with a
  * body only in the device pass (host calls link to libgshmem, device calls
  * inline the body here). Calling a device-only name (gshmemx_*, the
- * wait_until_all/_any forms) from host code fails at link time.
+ * wait_until_all/_any forms, the typed team collectives that gshmem.h
+ * lacks, such as gshmem_int_broadcast or gshmem_long_sum_reduce) from host
+ * code fails at compile or link time.
  *
  * Contracts in short (OpenSHMEM semantics unless said otherwise):
  * - Needs gshmem_init with a CUDA heap (the default, GSHMEM_HEAP=auto, in a
@@ -41,11 +43,15 @@
  *   thread of the kernel must call them, and all its blocks must be
  *   co-resident (cooperative launch or a grid that fits). One kernel per
  *   PE may use them at a time. barrier_all also quiets.
- * - gshmemx_alltoallmem_block / gshmemx_barrier_all_block: one block per
- *   PE calls them (all its threads); one such block per PE at a time.
+ * - gshmemx_barrier_all_block: one block per PE calls it (all its
+ *   threads); one such block per PE at a time.
+ * - Teams and team collectives (below): the host's teams, any of them;
+ *   thread, warp and block forms; one team call per team at a time on a PE.
  * - Error checks (GSHMEM_ENABLE_ERROR_CHECKS=1, the default): an invalid PE,
- *   a symmetric address outside the local heap, an unknown cmp/sig_op or
- *   team prints "gshmem: PE <me>: <call>: ..." naming the values and traps.
+ *   a symmetric address outside the local heap, an unknown cmp/sig_op
+ *   prints "gshmem: PE <me>: <call>: ..." naming the values and traps. A
+ *   team that is not live here and a root out of range are reported the
+ *   same way whatever the setting.
  */
 #ifndef GSHMEM_DEVICE_H
 #define GSHMEM_DEVICE_H
@@ -72,6 +78,7 @@
 #include "gshmem.h"
 #endif
 #include "gshmem/impl/gshmem_dev_state.h"
+#include "gshmem/impl/gshmem_coll_types.h"
 
 /* Redeclaring the host functions __host__ __device__ draws nvcc warning
  * 20040 ("a __host__ function redeclared with __host__ __device__"), which
@@ -199,13 +206,72 @@ GSHMEMI_DDECL_AMO_BIT(uint64_t, uint64)
  * gshmem_status_t it stopped with. Device only. */
 __device__ int gshmemx_queue_status(void);
 
-/* ---- collectives (team: GSHMEM_TEAM_WORLD) -------------------------------- */
-/* Block i of nelems bytes of source goes to PE i's dest at my_pe * nelems.
- * On return dest holds every PE's block and source may be reused. As in
- * OpenSHMEM, dest must not be in use at any PE when the call starts.
- * Returns 0. */
-__device__ int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const void *source,
-                                         size_t nelems);
+/* ---- teams ------------------------------------------------------------------ */
+/* The host's teams (gshmem.h: WORLD, SHARED, NODE and every split), seen
+ * by kernels launched after the split returned. -1 for
+ * GSHMEM_TEAM_INVALID or a handle that is not a live team of this PE. */
+GSHMEM_HD int gshmem_team_my_pe(gshmem_team_t team);
+GSHMEM_HD int gshmem_team_n_pes(gshmem_team_t team);
+GSHMEM_HD int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe,
+                                       gshmem_team_t dest_team);
+
+/* ---- team collectives ---------------------------------------------------------- */
+/* NVSHMEM's, in three forms: gshmem_<name> called by one thread of the PE
+ * (any thread), gshmemx_<name>_warp by every thread of a warp, and
+ * gshmemx_<name>_block by every thread of a block, with the same arguments.
+ * Collective over the team's members: each calls with the same team,
+ * sizes, PE_root and symmetric dest/source, and the members make the same
+ * team calls in the same order; one team call per team runs at a time on a
+ * PE. Sizes: bytes for the *mem forms, elements for the typed ones.
+ * PE_root is a team PE number. On return dest holds the result on this PE
+ * and source may be reused. As in OpenSHMEM, dest must not be in use at any
+ * member when a call starts (a team barrier between reading dest and the
+ * next call that fills it). They return 0; misuse (an invalid team, a root
+ * out of range, an address outside the heap) prints the call and the
+ * value, then traps. Algorithms: impl/gshmem_dev_team.h (barrier),
+ * impl/gshmem_dev_coll.h (data), impl/gshmem_dev_reduce.h (reductions). */
+#define GSHMEMI_DDECL_COLL3(TNAME, XNAME, PARAMS)                                   \
+    GSHMEM_HD int TNAME PARAMS;                                                     \
+    __device__ int XNAME##_warp PARAMS;                                             \
+    __device__ int XNAME##_block PARAMS;
+/* barrier: quiet, then a barrier among the members; sync: the barrier only
+ * (the callers' stores are visible to the members after it). */
+GSHMEMI_DDECL_COLL3(gshmem_barrier, gshmemx_barrier, (gshmem_team_t team))
+GSHMEMI_DDECL_COLL3(gshmem_team_sync, gshmemx_team_sync, (gshmem_team_t team))
+/* The root's source goes to every member's dest (the root's own too). */
+GSHMEMI_DDECL_COLL3(gshmem_broadcastmem, gshmemx_broadcastmem,
+                    (gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                     int PE_root))
+/* Team PE i's source goes to every member's dest at i * nelems. */
+GSHMEMI_DDECL_COLL3(gshmem_fcollectmem, gshmemx_fcollectmem,
+                    (gshmem_team_t team, void *dest, const void *source, size_t nelems))
+/* Block j (nelems) of team PE i's source goes to team PE j's dest at block
+ * i. */
+GSHMEMI_DDECL_COLL3(gshmem_alltoallmem, gshmemx_alltoallmem,
+                    (gshmem_team_t team, void *dest, const void *source, size_t nelems))
+/* The same on nelems elements of T; <T> (impl/gshmem_coll_types.h): char,
+ * schar, short, int, long, longlong, ptrdiff, uchar, ushort, uint, ulong,
+ * ulonglong, int8 .. int64, uint8 .. uint64, size, float, double. */
+#define GSHMEMI_DDECL_COLL_T(T, N)                                                  \
+    GSHMEMI_DDECL_COLL3(gshmem_##N##_broadcast, gshmemx_##N##_broadcast,            \
+                        (gshmem_team_t team, T *dest, const T *source, size_t nelems, \
+                         int PE_root))                                              \
+    GSHMEMI_DDECL_COLL3(gshmem_##N##_fcollect, gshmemx_##N##_fcollect,              \
+                        (gshmem_team_t team, T *dest, const T *source, size_t nelems)) \
+    GSHMEMI_DDECL_COLL3(gshmem_##N##_alltoall, gshmemx_##N##_alltoall,              \
+                        (gshmem_team_t team, T *dest, const T *source, size_t nelems))
+GSHMEMI_COLL_EACH_TYPE(GSHMEMI_DDECL_COLL_T)
+#undef GSHMEMI_DDECL_COLL_T
+/* Reductions: dest[i] = source[i] of every member combined in team order
+ * (bit-identical on every member); dest may be source. <op> sum, prod,
+ * min, max on every <T> above; and, or, xor on uchar, ushort, uint, ulong,
+ * ulonglong, int8 .. uint64 and size. */
+#define GSHMEMI_DDECL_REDUCE(T, N, OP)                                              \
+    GSHMEMI_DDECL_COLL3(gshmem_##N##_##OP##_reduce, gshmemx_##N##_##OP##_reduce,     \
+                        (gshmem_team_t team, T *dest, const T *source, size_t nreduce))
+GSHMEMI_REDUCE_EACH(GSHMEMI_DDECL_REDUCE)
+#undef GSHMEMI_DDECL_REDUCE
+#undef GSHMEMI_DDECL_COLL3
 
 } /* extern "C" */
 
@@ -213,7 +279,9 @@ __device__ int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const v
 #include "gshmem/impl/gshmem_dev_rma.h"
 #include "gshmem/impl/gshmem_dev_sync.h"
 #include "gshmem/impl/gshmem_dev_amo.h"
+#include "gshmem/impl/gshmem_dev_team.h"
 #include "gshmem/impl/gshmem_dev_coll.h"
+#include "gshmem/impl/gshmem_dev_reduce.h"
 #include "gshmem/impl/gshmem_dev_agg.h"   /* the aggregator (gshmem_agg.h) */
 
 #if !defined(__HIPCC__)

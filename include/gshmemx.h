@@ -30,10 +30,12 @@
  * - The arguments are taken when the call is made (a captured graph
  *   replays the same addresses and values): change data through memory,
  *   e.g. a kernel on the stream, not through the arguments.
- * - gshmemx_barrier_all_on_stream and gshmemx_alltoallmem_on_stream use
- *   the device block-level barrier: at most one of them (or of a kernel
- *   using gshmemx_barrier_all_block / gshmemx_alltoallmem_block) may run
- *   on a PE at a time; keep them on one stream per PE.
+ * - gshmemx_barrier_all_on_stream uses the device block-level barrier: at
+ *   most one of it (or of a kernel using gshmemx_barrier_all_block) may run
+ *   on a PE at a time; keep them on one stream per PE. The team calls
+ *   (below) run the device team collectives: on one team, one call at a
+ *   time per PE (one stream per team and PE, or ordered streams), and the
+ *   members enqueue the same team calls in the same order.
  * - A kernel that calls a device barrier (gshmem_barrier_all,
  *   gshmem_sync_all, from every thread) needs all its blocks co-resident:
  *   launch it with gshmemx_collective_launch, not <<<...>>>.
@@ -45,6 +47,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "gshmem.h"
+#include "gshmem/impl/gshmem_coll_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,14 +85,56 @@ void gshmemx_quiet_on_stream(cudaStream_t stream);
  * is complete and visible everywhere by then. */
 void gshmemx_barrier_all_on_stream(cudaStream_t stream);
 
-/* gshmem_alltoallmem in stream order: block i (nelems bytes) of source
- * goes to PE i's dest at my_pe * nelems; when the stream's next operation
- * starts, dest holds every PE's block. dest must not be in use at any PE
- * when the operation starts (put a barrier before it when dest is reused).
- * Returns 0, or GSHMEM_ERR_INVALID_ARG (logged) for a team other than
- * GSHMEM_TEAM_WORLD; address misuse ends the job as above. */
+/* ---- team calls --------------------------------------------------------------
+ * NVSHMEM's on-stream collectives: each enqueues ONE kernel running the
+ * device call's block form (gshmem_device.h: gshmemx_barrier_block,
+ * gshmemx_broadcastmem_block, gshmemx_<T>_<op>_reduce_block, ...): no host
+ * synchronization and no allocation, so they can be captured into CUDA
+ * graphs. When the stream's next operation starts, the call is complete on
+ * this PE (dest holds the result, source may be reused). Any team of the
+ * host (WORLD, SHARED, NODE, splits) whose PEs are evenly spaced in WORLD;
+ * the arguments follow the device calls' rules (gshmem_device.h: symmetric
+ * dest and source, the same sizes and root on every member, dest not in
+ * use at any member when the operation starts: put a barrier before it
+ * when dest is reused). Return 0, or (logged, nothing enqueued)
+ * GSHMEM_ERR_INVALID_ARG for a team that is not a live team of this PE or
+ * not evenly spaced, GSHMEM_ERR_INVALID_PE for a root out of range;
+ * address misuse ends the job as above. Sizes: bytes for the *mem forms,
+ * elements for the typed ones; <T> and <op>: impl/gshmem_coll_types.h
+ * (the device API's lists). */
+
+/* gshmem_barrier(team) (quiet, then a barrier of the members) and
+ * gshmem_team_sync(team) in stream order; sync_all: the sync of WORLD. */
+int gshmemx_barrier_on_stream(gshmem_team_t team, cudaStream_t stream);
+int gshmemx_team_sync_on_stream(gshmem_team_t team, cudaStream_t stream);
+void gshmemx_sync_all_on_stream(cudaStream_t stream);
+
+/* The root's source goes to every member's dest; team PE i's source to
+ * every member's dest at block i; block j of team PE i's source to team PE
+ * j's dest at block i. */
+int gshmemx_broadcastmem_on_stream(gshmem_team_t team, void *dest, const void *source,
+                                   size_t nelems, int PE_root, cudaStream_t stream);
+int gshmemx_fcollectmem_on_stream(gshmem_team_t team, void *dest, const void *source,
+                                  size_t nelems, cudaStream_t stream);
 int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, const void *source,
                                   size_t nelems, cudaStream_t stream);
+#define GSHMEMI_SDECL_COLL_T(T, N)                                                  \
+    int gshmemx_##N##_broadcast_on_stream(gshmem_team_t team, T *dest, const T *source, \
+                                          size_t nelems, int PE_root, cudaStream_t stream); \
+    int gshmemx_##N##_fcollect_on_stream(gshmem_team_t team, T *dest, const T *source, \
+                                         size_t nelems, cudaStream_t stream);       \
+    int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T *dest, const T *source, \
+                                         size_t nelems, cudaStream_t stream);
+GSHMEMI_COLL_EACH_TYPE(GSHMEMI_SDECL_COLL_T)
+#undef GSHMEMI_SDECL_COLL_T
+
+/* dest[i] = source[i] of every member combined in team order (bit-identical
+ * on every member); dest may be source. */
+#define GSHMEMI_SDECL_REDUCE(T, N, OP)                                              \
+    int gshmemx_##N##_##OP##_reduce_on_stream(gshmem_team_t team, T *dest, const T *source, \
+                                              size_t nreduce, cudaStream_t stream);
+GSHMEMI_REDUCE_EACH(GSHMEMI_SDECL_REDUCE)
+#undef GSHMEMI_SDECL_REDUCE
 
 /* Launches func (a __global__ function: (const void *)kernel) like
  * cudaLaunchCooperativeKernel, after checking that all its blocks can be

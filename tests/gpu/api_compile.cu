@@ -1,7 +1,10 @@
 /* api_compile.cu: a user translation unit compiled WITHOUT -rdc that
  * includes gshmem.h and gshmem_device.h, calls every device call from
  * kernels and the host calls of the same names from host code, and links
- * against libgshmem. Built as gshmem-device-api-compile; running it is
+ * against libgshmem. The typed team collectives (hundreds of names) are
+ * checked by name and signature in unevaluated operands (no code), a few
+ * of each kind for real; the on-stream team calls of gshmemx.h are taken
+ * by address, so every one must link (CUDA only). Built as gshmem-device-api-compile; running it is
  * not a test (it exits 0 at once without arguments).
  *
  * The same file is the HIP compile check (gshmem-device-api-hip-check:
@@ -20,6 +23,20 @@
 #endif
 #include "gshmem.h"
 #include "gshmem_device.h"
+#if !defined(__HIPCC__)
+#include "gshmemx.h"
+#endif
+
+/* The types of the typed team collectives, X(T, N); BX: those with the
+ * bitwise reductions too. */
+#define EVERY_SIGNED(X)                                                          \
+    X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long) \
+    X(long long, longlong) X(ptrdiff_t, ptrdiff) X(float, float) X(double, double)
+#define EVERY_BITWISE(X)                                                         \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)       \
+    X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)      \
+    X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)       \
+    X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
 
 /* A __host__ __device__ user function may call the same name on both sides. */
 __host__ __device__ static int both_sides_my_pe(void)
@@ -67,6 +84,75 @@ __host__ __device__ static int both_sides_my_pe(void)
                 gshmem_##N##_atomic_fetch_xor(a_, (T)8, pe);                     \
     } while (0)
 
+/* name and signature of the three forms of a team call (unevaluated) */
+#define SIG3(NAME, ...)                                                          \
+    (void)sizeof(gshmem_##NAME(__VA_ARGS__) + gshmemx_##NAME##_warp(__VA_ARGS__) + \
+                 gshmemx_##NAME##_block(__VA_ARGS__))
+#define SIG_COLL(T, N)                                                           \
+    SIG3(N##_broadcast, team, (T *)sym, (const T *)sym, 1, 0);                   \
+    SIG3(N##_fcollect, team, (T *)sym, (const T *)sym, 1);                       \
+    SIG3(N##_alltoall, team, (T *)sym, (const T *)sym, 1);
+#define SIG_ARITH(T, N)                                                          \
+    SIG3(N##_sum_reduce, team, (T *)sym, (const T *)sym, 1);                     \
+    SIG3(N##_prod_reduce, team, (T *)sym, (const T *)sym, 1);                    \
+    SIG3(N##_min_reduce, team, (T *)sym, (const T *)sym, 1);                     \
+    SIG3(N##_max_reduce, team, (T *)sym, (const T *)sym, 1);
+#define SIG_BITWISE(T, N)                                                        \
+    SIG_ARITH(T, N)                                                              \
+    SIG3(N##_and_reduce, team, (T *)sym, (const T *)sym, 1);                     \
+    SIG3(N##_or_reduce, team, (T *)sym, (const T *)sym, 1);                      \
+    SIG3(N##_xor_reduce, team, (T *)sym, (const T *)sym, 1);
+
+__global__ void team_calls(gshmem_team_t team, char *sym, int *out)
+{
+    EVERY_SIGNED(SIG_COLL)
+    EVERY_BITWISE(SIG_COLL)
+    EVERY_SIGNED(SIG_ARITH)
+    EVERY_BITWISE(SIG_BITWISE)
+    out[0] = gshmem_team_my_pe(team) + gshmem_team_n_pes(team) +
+             gshmem_team_translate_pe(team, 0, GSHMEM_TEAM_WORLD);
+    out[1] = gshmem_barrier(team) + gshmemx_barrier_warp(team) + gshmemx_barrier_block(team);
+    out[2] = gshmem_team_sync(team) + gshmemx_team_sync_warp(team) +
+             gshmemx_team_sync_block(team);
+    out[3] = gshmem_broadcastmem(team, sym, sym + 64, 8, 0) +
+             gshmemx_broadcastmem_warp(team, sym, sym + 64, 8, 0) +
+             gshmemx_broadcastmem_block(team, sym, sym + 64, 8, 0);
+    out[4] = gshmem_fcollectmem(team, sym, sym + 4096, 8) +
+             gshmemx_fcollectmem_warp(team, sym, sym + 4096, 8) +
+             gshmemx_fcollectmem_block(team, sym, sym + 4096, 8);
+    out[5] = gshmem_alltoallmem(team, sym, sym + 4096, 8) +
+             gshmemx_alltoallmem_warp(team, sym, sym + 4096, 8) +
+             gshmemx_alltoallmem_block(team, sym, sym + 4096, 8);
+    out[6] = gshmem_int_broadcast(team, (int *)sym, (const int *)(sym + 64), 2, 0) +
+             gshmemx_double_fcollect_warp(team, (double *)sym, (const double *)(sym + 4096), 2) +
+             gshmemx_uint64_alltoall_block(team, (uint64_t *)sym, (const uint64_t *)(sym + 4096),
+                                           2);
+    out[7] = gshmem_int32_sum_reduce(team, (int32_t *)sym, (const int32_t *)sym, 4) +
+             gshmemx_float_min_reduce_warp(team, (float *)sym, (const float *)sym, 4) +
+             gshmemx_ulong_xor_reduce_block(team, (unsigned long *)sym,
+                                            (const unsigned long *)sym, 4);
+}
+
+#if !defined(__HIPCC__)
+/* Every on-stream team call, by address: each must link. */
+#define STREAM_COLL(T, N)                                                        \
+    (void *)gshmemx_##N##_broadcast_on_stream, (void *)gshmemx_##N##_fcollect_on_stream, \
+        (void *)gshmemx_##N##_alltoall_on_stream,
+#define STREAM_ARITH(T, N)                                                       \
+    (void *)gshmemx_##N##_sum_reduce_on_stream, (void *)gshmemx_##N##_prod_reduce_on_stream, \
+        (void *)gshmemx_##N##_min_reduce_on_stream, (void *)gshmemx_##N##_max_reduce_on_stream,
+#define STREAM_BITWISE(T, N)                                                     \
+    STREAM_ARITH(T, N)                                                           \
+    (void *)gshmemx_##N##_and_reduce_on_stream, (void *)gshmemx_##N##_or_reduce_on_stream, \
+        (void *)gshmemx_##N##_xor_reduce_on_stream,
+static void *const stream_team_calls[] = {
+    EVERY_SIGNED(STREAM_COLL) EVERY_BITWISE(STREAM_COLL) EVERY_SIGNED(STREAM_ARITH)
+    EVERY_BITWISE(STREAM_BITWISE)
+    (void *)gshmemx_barrier_on_stream, (void *)gshmemx_team_sync_on_stream,
+    (void *)gshmemx_sync_all_on_stream, (void *)gshmemx_broadcastmem_on_stream,
+    (void *)gshmemx_fcollectmem_on_stream, (void *)gshmemx_alltoallmem_on_stream};
+#endif
+
 __global__ void every_call(char *sym, uint64_t *sig, int *out)
 {
     int pe = (gshmem_my_pe() + 1) % gshmem_n_pes();
@@ -107,6 +193,7 @@ __global__ void every_call(char *sym, uint64_t *sig, int *out)
     gshmem_sync_all();
     gshmemx_barrier_all_block();
     out[4] = gshmemx_alltoallmem_block(GSHMEM_TEAM_WORLD, sym + 4096, sym + 8192, 16);
+    out[5] = gshmem_team_n_pes(GSHMEM_TEAM_WORLD);
 }
 
 /* Host code calling the host functions of the same names. */
@@ -117,7 +204,7 @@ static int host_side(void)
     char *sym = (char *)gshmem_malloc(16384);
     uint64_t *sig = (uint64_t *)gshmem_calloc(1, sizeof(uint64_t));
     int pe = (gshmem_my_pe() + 1) % gshmem_n_pes();
-    int *out = NULL;
+    int *out = NULL, rc_team = 0;
     gshmem_putmem(sym, sym + 64, 16, pe);
     gshmem_int32_p((int32_t *)sym, 1, pe);
     (void)gshmem_uint64_atomic_fetch_add((uint64_t *)sym, 1, pe);
@@ -126,11 +213,19 @@ static int host_side(void)
     gshmem_barrier_all();
     if (cudaMalloc((void **)&out, 8 * sizeof(int)) == cudaSuccess) {
         every_call<<<1, 32>>>(sym, sig, out);
+        team_calls<<<1, 1>>>(GSHMEM_TEAM_WORLD, sym, out);   /* one thread: every form */
         cudaDeviceSynchronize();
         cudaFree(out);
     }
     gshmem_sync_all();
-    int rc = both_sides_my_pe() == gshmem_my_pe() ? 0 : 1;
+    (void)gshmem_team_sync(GSHMEM_TEAM_WORLD);   /* the host functions of the same names */
+    (void)gshmem_barrier(GSHMEM_TEAM_WORLD);
+    (void)gshmem_int32_sum_reduce(GSHMEM_TEAM_WORLD, (int32_t *)sym, (int32_t *)sym, 1);
+#if !defined(__HIPCC__)
+    if (stream_team_calls[0] == NULL)
+        rc_team = 1;
+#endif
+    int rc = both_sides_my_pe() == gshmem_my_pe() && rc_team == 0 ? 0 : 1;
     gshmem_free(sig);
     gshmem_free(sym);
     gshmem_finalize();

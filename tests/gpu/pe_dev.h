@@ -85,4 +85,42 @@ static inline void *pe_dev_sym(size_t n)
     return p;
 }
 
+/* The end of a PE program: a barrier, frees the symmetric blocks sym[0 ..
+ * n) and errs, prints "<prog>: OK (PE <me> of <n_pes>)", finalizes;
+ * returns main's status. */
+static inline int pe_dev_finish(const char *prog, void *const *sym, int n, int *errs)
+{
+    int me = gshmem_my_pe(), npes = gshmem_n_pes();
+    gshmem_barrier_all();
+    for (int i = 0; i < n; i++)
+        gshmem_free(sym[i]);
+    CU(cudaFree(errs));
+    printf("%s: OK (PE %d of %d)\n", prog, me, npes);
+    fflush(stdout);
+    gshmem_finalize();
+    return 0;
+}
+
+/* Captures what enqueue(arg) puts on stream st into a CUDA graph, launches
+ * it replays times on st, waits for st and destroys the graph; returns its
+ * node count. */
+static inline size_t pe_dev_graph_replay(cudaStream_t st, void (*enqueue)(void *), void *arg,
+                                         int replays)
+{
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    size_t nodes = 0;
+    CU(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    enqueue(arg);
+    CU(cudaStreamEndCapture(st, &graph));
+    CU(cudaGraphGetNodes(graph, NULL, &nodes));
+    CU(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < replays; i++)
+        CU(cudaGraphLaunch(exec, st));
+    CU(cudaStreamSynchronize(st));
+    CU(cudaGraphExecDestroy(exec));
+    CU(cudaGraphDestroy(graph));
+    return nodes;
+}
+
 #endif /* GSHMEM_TESTS_PE_DEV_H */

@@ -9,6 +9,12 @@
  *   host_dev_global  a HOST gshmem_int32_p to a __device__ global (not
  *              symmetric, issue 19): the host API names the address and
  *              points to gshmem_malloc, the job fails
+ *   bad_team   gshmem_int_sum_reduce on team GSHMEM_TEAM_MAX - 1 (never
+ *              created): "invalid team 63 (not a live team on this PE)"
+ *   invalid_team  gshmemx_barrier_warp(GSHMEM_TEAM_INVALID): "invalid team
+ *              -1 (GSHMEM_TEAM_INVALID: ..."
+ *   bad_root   gshmemx_int_broadcast_block on WORLD with PE_root n_pes:
+ *              "invalid PE_root <n> (team 0 has <n> PEs)"
  * Each kernel mode ends with "pe_dev_errors: kernel failed as expected: ..."
  * and exit status 3; status 0 means the misuse went unnoticed. */
 #include <unistd.h>
@@ -24,22 +30,30 @@ __global__ void k_misuse(int mode, char *sym, char *plain)
     case 0: gshmem_putmem(sym, sym, 8, 0); break;
     case 1: gshmem_putmem(sym, sym + 64, 8, n); break;
     case 2: gshmem_int32_p((int32_t *)plain, 1, (gshmem_my_pe() + 1) % n); break;
-    default: gshmem_int32_wait_until((int32_t *)sym, 99, 0); break;
+    case 3: gshmem_int32_wait_until((int32_t *)sym, 99, 0); break;
+    case 5: (void)gshmem_int_sum_reduce(GSHMEM_TEAM_MAX - 1, (int *)sym, (int *)sym, 1); break;
+    case 6: (void)gshmemx_barrier_warp(GSHMEM_TEAM_INVALID); break;
+    default:
+        (void)gshmemx_int_broadcast_block(GSHMEM_TEAM_WORLD, (int *)sym, (int *)sym, 1, n);
+        break;
     }
 }
 
 int main(int argc, char **argv)
 {
     static const char *const modes[] = {"no_init", "bad_pe", "bad_addr", "bad_cmp",
-                                        "host_dev_global"};
+                                        "host_dev_global", "bad_team", "invalid_team",
+                                        "bad_root"};
+    const int n_modes = (int)(sizeof modes / sizeof modes[0]);
     int mode = -1;
     char *sym = NULL, *plain = NULL;
 
     pe_dev_probe(argc, argv);
-    for (int i = 0; argc > 1 && i < 5; i++)
+    for (int i = 0; argc > 1 && i < n_modes; i++)
         if (strcmp(argv[1], modes[i]) == 0)
             mode = i;
-    PE_CHECK(mode >= 0, "usage: pe_dev_errors no_init|bad_pe|bad_addr|bad_cmp|host_dev_global");
+    PE_CHECK(mode >= 0, "usage: pe_dev_errors no_init|bad_pe|bad_addr|bad_cmp|host_dev_global|"
+             "bad_team|invalid_team|bad_root");
     if (mode == 4) {
         PE_CHECK_INIT();
         int32_t *g = NULL;

@@ -288,6 +288,11 @@ static void enqueue_sequence(const gbufs_t *b)
     k_record<<<1, NT, 0, st>>>(b->counter, b->a2a_dst, b->hist2, npes);
 }
 
+static void enqueue_sequence_cb(void *b)
+{
+    enqueue_sequence((const gbufs_t *)b);
+}
+
 /* Every replay c < runs: the consumed data and the all-to-all blocks. */
 static void check_history(const gbufs_t *b, uint64_t runs)
 {
@@ -336,22 +341,11 @@ static void t_graph(void)
     sync_check("graph sequence, eager run");
     check_history(&b, 1);
 
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    size_t nodes = 0;
-    CU(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-    enqueue_sequence(&b);
-    CU(cudaStreamEndCapture(st, &graph));
-    CU(cudaGraphGetNodes(graph, NULL, &nodes));
-    CU(cudaGraphInstantiate(&exec, graph, 0));
-    for (int i = 0; i < REPLAYS; i++)
-        CU(cudaGraphLaunch(exec, st));
+    size_t nodes = pe_dev_graph_replay(st, enqueue_sequence_cb, &b, REPLAYS);
     sync_check("graph replays");
     check_history(&b, REPLAYS + 1);
     if (me == 0)
         printf("graph: %zu nodes, %d replays checked\n", nodes, REPLAYS);
-    CU(cudaGraphExecDestroy(exec));
-    CU(cudaGraphDestroy(graph));
 
     gshmem_barrier_all();
     CU(cudaFree(b.counter));

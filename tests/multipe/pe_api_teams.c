@@ -90,8 +90,9 @@ static void parity(shmem_team_t *even_p, shmem_team_t *odd_p)
 }
 
 /* Two halves run syncs independently, different numbers of rounds: each
- * round every member adds 1 to every member's counter, quiet, sync; the
- * counter then holds exactly rounds * size. */
+ * round every member adds 1 to every member's counter, quiet and sync (or,
+ * every other round, gshmem_barrier: both); the counter then holds exactly
+ * rounds * size. */
 static void halves(void)
 {
     shmem_team_t lo, hi, t;
@@ -110,8 +111,12 @@ static void halves(void)
     for (int k = 0; k < rounds; k++) {
         for (int j = 0; j < size; j++)
             shmem_long_atomic_add(ctr, 1, wpe(t, j));
-        shmem_quiet();
-        CHECK(shmem_team_sync(t) == 0, "team_sync");
+        if (k % 2 == 0) {
+            shmem_quiet();
+            CHECK(shmem_team_sync(t) == 0, "team_sync");
+        } else {
+            CHECK(gshmem_barrier(t) == 0, "barrier");   /* quiet + sync */
+        }
         long v = shmem_long_atomic_fetch(ctr, me);
         CHECK(v == (long)(k + 1) * size, "round %d of team %d: counter %ld, want %ld", k, t, v,
               (long)(k + 1) * size);

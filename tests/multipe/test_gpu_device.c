@@ -1,7 +1,9 @@
 /* test_gpu_device: the device API (P2P path) through the PE programs of
  * tests/gpu (pe_dev_rma, pe_dev_sync, pe_dev_amo, pe_dev_coll,
- * pe_dev_errors) under gshmemrun with GSHMEM_HEAP=cuda
- * GSHMEM_TRANSPORTS=p2p, at 2 and 4 PEs. Skipped, with the reason, when
+ * pe_dev_errors, pe_dev_team_coll, pe_dev_team_stream) under gshmemrun
+ * with GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p, at 2 and 4 PEs; the team
+ * collectives also on the queue path (GSHMEM_DEVICE_QUEUE_ONLY=1, and
+ * GSHMEM_DISABLE_P2P=1 over ofi). Skipped, with the reason, when
  * gshmem was built without CUDA (the programs do not exist) or the machine
  * has no GPU ("<prog> probe" decides in its own process: this driver never
  * starts CUDA itself). */
@@ -89,6 +91,37 @@ Test(gpu_device, litmus_queue_signal_n2, .timeout = 200)
     dev_run_with("pe_litmus", "signal 2048", 2, DEV_QUEUE);
 }
 
+/* Teams and team collectives on the device (pe_dev_team_coll) and on a
+ * stream (pe_dev_team_stream), P2P and queue path. */
+#define DEV_TEAM_TIMEOUT_S 300
+#define DEV_TEAM_OFI "GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=p2p,ofi GSHMEM_OFI_PROVIDER=shm"
+Test(gpu_device, team_coll_n2, .timeout = DEV_TEAM_TIMEOUT_S) { dev_run("pe_dev_team_coll", 2); }
+Test(gpu_device, team_coll_n4, .timeout = DEV_TEAM_TIMEOUT_S) { dev_run("pe_dev_team_coll", 4); }
+Test(gpu_device, team_coll_queue_n2, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run_with("pe_dev_team_coll", NULL, 2, DEV_QUEUE);
+}
+Test(gpu_device, team_coll_queue_n4, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run_with("pe_dev_team_coll", NULL, 4, DEV_QUEUE);
+}
+Test(gpu_device, team_coll_ofi_n2, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run_with("pe_dev_team_coll", NULL, 2, DEV_TEAM_OFI);
+}
+Test(gpu_device, team_stream_n2, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run("pe_dev_team_stream", 2);
+}
+Test(gpu_device, team_stream_n4, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run("pe_dev_team_stream", 4);
+}
+Test(gpu_device, team_stream_queue_n2, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run_with("pe_dev_team_stream", NULL, 2, DEV_QUEUE);
+}
+
 Test(gpu_device, err_no_init)
 {
     dev_misuse("no_init", "gshmem_putmem: device state not published", NULL, 0);
@@ -111,4 +144,19 @@ Test(gpu_device, err_host_dev_global)
 Test(gpu_device, err_bad_cmp)
 {
     dev_misuse("bad_cmp", "gshmem_int32_wait_until: invalid cmp 99", NULL, 1);
+}
+Test(gpu_device, err_bad_team)
+{
+    dev_misuse("bad_team", "gshmem_int_sum_reduce: invalid team 63 (not a live team on this "
+               "PE)", NULL, 1);
+}
+Test(gpu_device, err_invalid_team)
+{
+    dev_misuse("invalid_team", "gshmemx_barrier_warp: invalid team -1 (GSHMEM_TEAM_INVALID",
+               NULL, 1);
+}
+Test(gpu_device, err_bad_root)
+{
+    dev_misuse("bad_root", "gshmemx_int_broadcast_block: invalid PE_root 2 (team 0 has 2 PEs)",
+               NULL, 1);
 }

@@ -1,5 +1,6 @@
 /* test_launcher.c: gshmemrun itself: exit status propagation, signals,
- * --timeout, --prefix, the private directory, exec failures. */
+ * --timeout, --prefix, the private directory, exec failures, the PEs'
+ * CUDA_MODULE_LOADING. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -122,5 +123,23 @@ Test(launcher, bad_usage_is_2)
     test_run_free(&r);
     r = test_run(NULL, RUN "--bogus true", 30);
     cr_assert_eq(r.status, 2, "status %d, output:\n%s", r.status, test_tail(&r));
+    test_run_free(&r);
+}
+
+/* CUDA_MODULE_LOADING=EAGER for the PEs unless the user chose (a lazily
+ * loaded kernel can deadlock a kernel that waits for the queue path:
+ * src/base/heap/heap.h); seen as gpu_device/team_coll_queue_* hanging. */
+Test(launcher, pes_get_eager_cuda_loading_unless_set)
+{
+    test_run_t r = test_run(NULL, "/usr/bin/env -u CUDA_MODULE_LOADING " RUN "-n 2 /usr/bin/env",
+                            30);
+    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, "CUDA_MODULE_LOADING=EAGER\n"), 2, "output:\n%s",
+                 test_tail(&r));
+    test_run_free(&r);
+    r = test_run("CUDA_MODULE_LOADING=LAZY", RUN "-n 2 /usr/bin/env", 30);
+    cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, "CUDA_MODULE_LOADING=LAZY\n"), 2, "the user's "
+                 "setting was not kept; output:\n%s", test_tail(&r));
     test_run_free(&r);
 }

@@ -12,6 +12,7 @@
 
 #include "gshmem_types.h"
 #include "gshmem/impl/gshmem_dev_state.h"
+#include "api/core/device_state.h"
 #include "tests_common.h"
 
 static void ds_require_usable(void)
@@ -120,4 +121,28 @@ Test(device_state, failing_copy_is_reported_and_others_still_run)
     cr_assert_eq(calls_a, 1);
     /* a late registration that fails reports it too */
     cr_assert_eq(gshmemi_device_state_register(cb_fail), GSHMEM_ERR_NO_DEVICE);
+}
+
+/* The device descriptor's stride of a team (world PEs ascending): 0 when
+ * they are not evenly spaced (the device API refuses such a team). No
+ * state is published: nothing is copied, so no GPU is needed. */
+Test(device_state, team_stride)
+{
+    static const int one[] = {5}, even[] = {0, 2, 4, 6}, two[] = {1, 4}, odd[] = {0, 1, 3};
+    cr_assert_eq(gshmemi_device_team_stride(one, 1), 1);
+    cr_assert_eq(gshmemi_device_team_stride(even, 4), 2);
+    cr_assert_eq(gshmemi_device_team_stride(two, 2), 3);
+    cr_assert_eq(gshmemi_device_team_stride(odd, 3), 0, "0, 1, 3 are not evenly spaced");
+}
+
+/* Without a published state (a host heap) a team's descriptor is not
+ * written and that is not an error; a slot out of range is refused. */
+Test(device_state, team_descriptor_without_state)
+{
+    static const int pes[] = {0, 1};
+    cr_assert_eq(gshmemi_device_state_team(3, pes, 2, 0), 0);
+    cr_assert_eq(gshmemi_device_state_team(3, NULL, 0, 0), 0);
+    cr_assert_eq(gshmemi_device_state_team(GSHMEMI_DEV_TEAM_SLOTS, pes, 2, 0),
+                 GSHMEM_ERR_INVALID_ARG);
+    cr_assert_eq(gshmemi_device_state_team(-1, pes, 2, 0), GSHMEM_ERR_INVALID_ARG);
 }

@@ -162,6 +162,9 @@ static void child_exec(lr_job_t *job, int pe, int out_w, int err_w, char **argv)
     setenv(GSHMEMI_LP_ENV_PE, v, 1);
     snprintf(v, sizeof v, "%d", job->n);
     setenv(GSHMEMI_LP_ENV_N_PES, v, 1);
+    /* eager kernel loading unless the user chose: a lazily loaded kernel can
+     * deadlock a kernel that waits for the queue path (src/base/heap/heap.h) */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     execvp(argv[0], argv);
     fprintf(stderr, "gshmemrun: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);

@@ -1,16 +1,17 @@
-/* gshmem_dev_coll.h: device barriers (grid-wide gshmem_sync_all /
- * gshmem_barrier_all, block-level gshmemx_barrier_all_block) and
- * gshmemx_alltoallmem_block. Included by gshmem_device.h only; bodies in
- * the device pass.
+/* gshmem_dev_coll.h: device barriers over every PE (grid-wide
+ * gshmem_sync_all / gshmem_barrier_all, block-level
+ * gshmemx_barrier_all_block) and the team collectives that move data
+ * (broadcast, fcollect, alltoall: the *mem and typed forms, thread, warp
+ * and block). Included by gshmem_device.h only; bodies in the device pass.
+ * The reductions: impl/gshmem_dev_reduce.h; teams and their barrier:
+ * impl/gshmem_dev_team.h.
  *
- * Barrier across PEs (one thread per PE runs it): every PE has, in the
- * reserved area of its heap (GSHMEMI_DEV_SYNC_BYTES at the same offset
- * everywhere), an arrival counter that only grows. Round e (the local epoch
- * counter + 1): a system fence, then a system-scope add of 1 to the
- * counter of every PE (itself included), then wait until the local counter
- * reaches e * n_pes. A PE cannot add for round e+1 before every PE added
- * for round e, so ">=" never lets a round through early. The grid barrier
- * and the block barrier have separate counters.
+ * Barrier across every PE (one thread per PE runs it): every PE has, in
+ * the reserved area of its heap (GSHMEMI_DEV_SYNC_BYTES at the same offset
+ * everywhere), an arrival counter and a count of the arrivals it expects,
+ * both only growing: gshmemi_dev_members_barrier over all PEs (the team
+ * barrier's algorithm, impl/gshmem_dev_team.h). The grid barrier and the
+ * block barrier have separate words, and both are apart from the teams'.
  *
  * Grid barrier (every thread of every block): __syncthreads; thread 0 of
  * each block adds to a local arrival count (acq_rel); the last block
@@ -18,41 +19,47 @@
  * (release) that the others wait on (acquire); __syncthreads. All blocks
  * must be co-resident, and one kernel per PE uses it at a time.
  *
+ * Team collectives that move data (the host's algorithms, src/api/core/
+ * coll.c, on the device): push, then the team barrier. Each member puts
+ * straight into the members' dest (P2P: the group's stores into the
+ * peer's mapped heap; queue path: one non-blocking PUT entry per member,
+ * posted by the group's rank 0), starting after itself so that the PEs do
+ * not all write to one PE first; then every thread fences, and the team
+ * barrier (quiet of the queue path, the barrier across the members)
+ * completes it:
+ * - broadcast: the root puts source (nelems) into every member's dest,
+ *   its own included;
+ * - fcollect: team PE i puts source (nelems) into every member's dest at
+ *   i * nelems;
+ * - alltoall: team PE i puts block j of source (nelems each) into team PE
+ *   j's dest at block i.
+ * On return dest holds the result on this PE and source may be reused.
+ * Preconditions (not checked beyond the addresses): dest and source are
+ * symmetric (the same objects on every member), nelems and PE_root are
+ * the same on every member, the members make the same team calls in the
+ * same order, and dest is not in use at any member when the call starts
+ * (as in OpenSHMEM: a caller that reads dest after one call and receives
+ * into it again in the next puts a team barrier between the two). Sizes:
+ * bytes for the *mem forms, elements for the typed ones.
+ * Misuse traps after a message naming the call and the value: an invalid
+ * team (GSHMEM_TEAM_INVALID, not live on this PE, not evenly spaced), a
+ * root out of [0, team size), source or dest outside the heap (with error
+ * checks on). Every call returns 0.
+ *
  * Queue path: arrivals at PEs without a load/store mapping are AMO entries;
- * barrier_all, barrier_all_block and alltoall complete the queue (devq
- * quiet) before arriving. */
+ * barrier_all, barrier_all_block and the team barrier complete the queue
+ * (devq quiet) before arriving. */
 #ifndef GSHMEMI_DEV_COLL_H
 #define GSHMEMI_DEV_COLL_H
 
 #if defined(GSHMEMI_DEV_PASS)
 
-GSHMEMI_DEV void gshmemi_dev_pe_barrier(const char *call, int arrive_w, int epoch_w)
+/* The barrier across every PE on the reserved words arrive_w, expected_w. */
+GSHMEMI_DEV void gshmemi_dev_pe_barrier(const char *call, int arrive_w, int expected_w)
 {
     const gshmemi_dev_state_t &s = gshmemi_dstate;
-    uint64_t *arrive = gshmemi_dev_sync_word(arrive_w);
-    uint64_t *epoch = gshmemi_dev_sync_word(epoch_w);
-    uint64_t e = gshmemi_atomic_load_relaxed_u64(epoch) + 1;
-    uint32_t spins = 0, backoff = 0;
-
-    gshmemi_atomic_store_relaxed_u64(epoch, e);
-    __threadfence_system();   /* everything before the barrier, before the adds */
-    for (int i = 0; i < s.n_pes; i++) {
-        int pe = s.my_pe + i < s.n_pes ? s.my_pe + i : s.my_pe + i - s.n_pes;
-        uint64_t *r = (uint64_t *)gshmemi_dev_peer_addr(arrive, pe);
-        if (r != NULL)
-            (void)gshmemi_atomic_fetch_add_relaxed_u64(r, 1);
-        else   /* queue path: an AMO entry (after the caller's quiet, if any) */
-            (void)gshmemi_devq_amo(call, arrive, sizeof(uint64_t), GSHMEMI_AMO_ADD, 1, 0, pe);
-    }
-    uint64_t want = e * (uint64_t)s.n_pes;
-    while (gshmemi_atomic_load_acquire_u64(arrive) < want)
-        gshmemi_dev_pause(&spins, &backoff);
-}
-
-GSHMEMI_DEV void gshmemi_dev_require_state(const char *call)
-{
-    if (gshmemi_dstate.n_pes == 0)
-        gshmemi_dev_fail_state(call);
+    gshmemi_dev_members_barrier(call, 0, 1, s.n_pes, s.my_pe, gshmemi_dev_sync_word(arrive_w),
+                                gshmemi_dev_sync_word(expected_w));
 }
 
 /* quiet: complete the queue path's entries first (barrier_all). The thread
@@ -115,28 +122,86 @@ GSHMEMI_DEV void gshmemx_barrier_all_block(void)
     gshmemi_dev_block_barrier("gshmemx_barrier_all_block", true);
 }
 
-GSHMEMI_DEV int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const void *source,
-                                          size_t nelems)
-{
-    const char *call = "gshmemx_alltoallmem_block";
-    const gshmemi_dev_state_t &s = gshmemi_dstate;
-    gshmemi_dev_group_t g = gshmemi_dev_block();
+} /* extern "C" */
 
-    gshmemi_dev_require_state(call);
-    if (team != GSHMEM_TEAM_WORLD)
-        gshmemi_dev_fail_arg(call, "team (only GSHMEM_TEAM_WORLD)", team);
-    if (gshmemi_dev_checks_on() && !gshmemi_dev_in_heap(source, nelems * (size_t)s.n_pes))
-        gshmemi_dev_fail_addr(call, "source", source, nelems * (size_t)s.n_pes);
-    /* start at the next PE so that the PEs do not all write to PE 0 first */
-    for (int i = 1; i <= s.n_pes; i++) {
-        int pe = s.my_pe + i < s.n_pes ? s.my_pe + i : s.my_pe + i - s.n_pes;
-        gshmemi_dev_put(call, (char *)dest + (size_t)s.my_pe * nelems,
-                        (const char *)source + (size_t)pe * nelems, nelems, pe, g, false);
+/* ---- team collectives that move data (see the top) ---------------------------- */
+
+/* n * m bytes, or a trap naming call and n when that overflows. */
+GSHMEMI_DEV size_t gshmemi_dev_coll_bytes(const char *call, size_t n, size_t m)
+{
+    if (m != 0 && n > (size_t)-1 / m)
+        gshmemi_dev_fail_arg(call, "nelems (the size overflows)", (long long)n);
+    return n * m;
+}
+
+GSHMEMI_DEV void gshmemi_dev_coll_source(const char *call, const void *source, size_t n)
+{
+    if (gshmemi_dev_checks_on() && n > 0 && !gshmemi_dev_in_heap(source, n))
+        gshmemi_dev_fail_addr(call, "source", source, n);
+}
+
+GSHMEMI_DEV int gshmemi_dev_broadcast(const char *call, gshmem_team_t team, void *dest,
+                                      const void *source, size_t n, int root,
+                                      gshmemi_dev_group_t g)
+{
+    gshmemi_dev_team_t t = gshmemi_dev_team_get(call, team);
+    if (root < 0 || root >= t.size)
+        gshmemi_dev_fail_root(call, root, team, t.size);
+    if (t.my_idx == root) {
+        gshmemi_dev_coll_source(call, source, n);
+        for (int i = 1; i <= t.size; i++)
+            gshmemi_dev_put(call, dest, source, n,
+                            gshmemi_dev_team_pe(t, gshmemi_dev_team_next(t, root, i)), g, false);
     }
-    __threadfence_system();
-    gshmemi_dev_block_barrier(call, true);
+    gshmemi_dev_team_sync_group(call, team, t, g, true);
     return 0;
 }
+
+/* fcollect (all false: every member gets source) and alltoall (all: team
+ * PE k gets block k of source); this PE's block lands at my_idx * n. */
+GSHMEMI_DEV int gshmemi_dev_push(const char *call, gshmem_team_t team, void *dest,
+                                 const void *source, size_t n, bool all, gshmemi_dev_group_t g)
+{
+    gshmemi_dev_team_t t = gshmemi_dev_team_get(call, team);
+    char *d = (char *)dest + gshmemi_dev_coll_bytes(call, n, (size_t)t.my_idx);
+    gshmemi_dev_coll_source(call, source, gshmemi_dev_coll_bytes(call, n, all ? t.size : 1));
+    for (int i = 1; i <= t.size; i++) {
+        int k = gshmemi_dev_team_next(t, t.my_idx, i);
+        gshmemi_dev_put(call, d, (const char *)source + (all ? (size_t)k * n : 0), n,
+                        gshmemi_dev_team_pe(t, k), g, false);
+    }
+    gshmemi_dev_team_sync_group(call, team, t, g, true);
+    return 0;
+}
+
+extern "C" {
+
+GSHMEMI_DDEF_COLL3(gshmem_broadcastmem, gshmemx_broadcastmem,
+                   (gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                    int PE_root),
+                   gshmemi_dev_broadcast, (team, dest, source, nelems, PE_root))
+GSHMEMI_DDEF_COLL3(gshmem_fcollectmem, gshmemx_fcollectmem,
+                   (gshmem_team_t team, void *dest, const void *source, size_t nelems),
+                   gshmemi_dev_push, (team, dest, source, nelems, false))
+GSHMEMI_DDEF_COLL3(gshmem_alltoallmem, gshmemx_alltoallmem,
+                   (gshmem_team_t team, void *dest, const void *source, size_t nelems),
+                   gshmemi_dev_push, (team, dest, source, nelems, true))
+
+/* The typed forms: nelems elements of T. */
+#define GSHMEMI_DDEF_COLL_T(T, N)                                                   \
+    GSHMEMI_DDEF_COLL3(gshmem_##N##_broadcast, gshmemx_##N##_broadcast,             \
+                       (gshmem_team_t team, T *dest, const T *source, size_t nelems, \
+                        int PE_root),                                               \
+                       gshmemi_dev_broadcast,                                       \
+                       (team, dest, source, nelems * sizeof(T), PE_root))           \
+    GSHMEMI_DDEF_COLL3(gshmem_##N##_fcollect, gshmemx_##N##_fcollect,               \
+                       (gshmem_team_t team, T *dest, const T *source, size_t nelems), \
+                       gshmemi_dev_push, (team, dest, source, nelems * sizeof(T), false)) \
+    GSHMEMI_DDEF_COLL3(gshmem_##N##_alltoall, gshmemx_##N##_alltoall,               \
+                       (gshmem_team_t team, T *dest, const T *source, size_t nelems), \
+                       gshmemi_dev_push, (team, dest, source, nelems * sizeof(T), true))
+GSHMEMI_COLL_EACH_TYPE(GSHMEMI_DDEF_COLL_T)
+#undef GSHMEMI_DDEF_COLL_T
 
 } /* extern "C" */
 

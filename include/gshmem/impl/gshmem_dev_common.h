@@ -111,6 +111,13 @@ GSHMEMI_DEV_COLD void gshmemi_dev_queue_off(const char *call, int pe)
 
 /* ---- checks ------------------------------------------------------------------ */
 
+/* Calls that touch no argument that would catch it (barriers, teams). */
+GSHMEMI_DEV void gshmemi_dev_require_state(const char *call)
+{
+    if (gshmemi_dstate.n_pes == 0)
+        gshmemi_dev_fail_state(call);
+}
+
 GSHMEMI_DEV bool gshmemi_dev_checks_on(void)
 {
     return (gshmemi_dstate.flags & GSHMEMI_DEV_F_NO_CHECKS) == 0;

@@ -24,8 +24,9 @@
 extern "C" {
 #endif
 
-/* Bump on any change of gshmemi_dev_state_t's layout or meaning. */
-#define GSHMEMI_DEV_STATE_ABI 1u
+/* Bump on any change of gshmemi_dev_state_t's layout or meaning (2: the
+ * device teams, team_area). */
+#define GSHMEMI_DEV_STATE_ABI 2u
 
 /* Bytes the runtime reserves in the symmetric heap for the device
  * barriers (same offset on every PE; zeroed before the init barrier).
@@ -33,14 +34,45 @@ extern "C" {
 #define GSHMEMI_DEV_SYNC_BYTES 1024u
 enum gshmemi_dev_sync_word {
     GSHMEMI_DEV_SYNC_GRID_ARRIVE = 0,  /* peers add 1 per device sync_all */
-    GSHMEMI_DEV_SYNC_GRID_EPOCH = 1,   /* local: sync_all rounds done */
+    GSHMEMI_DEV_SYNC_GRID_EPOCH = 1,   /* local: arrivals expected so far */
     GSHMEMI_DEV_SYNC_GRID_COUNT = 2,   /* local: blocks arrived this round */
     GSHMEMI_DEV_SYNC_GRID_GEN = 3,     /* local: release generation */
     GSHMEMI_DEV_SYNC_BLOCK_ARRIVE = 4, /* peers add 1 per block-level barrier */
-    GSHMEMI_DEV_SYNC_BLOCK_EPOCH = 5,  /* local: block-level rounds done */
+    GSHMEMI_DEV_SYNC_BLOCK_EPOCH = 5,  /* local: arrivals expected so far */
     GSHMEMI_DEV_SYNC_N_WORDS = 6
 };
 #define GSHMEMI_DEV_SYNC_STRIDE 128u   /* bytes between two counters */
+
+/* ---- device teams (impl/gshmem_dev_team.h) ------------------------------
+ * The host's teams as the device sees them: one descriptor per team slot
+ * (a team handle is its slot, GSHMEM_TEAM_MAX of them), rewritten by the
+ * library whenever a team is created or destroyed on this PE. Team PE i is
+ * world PE start + i * stride. size 0: no live team in the slot. stride 0
+ * (size > 1): a live team whose PEs are not evenly spaced in WORLD (SHARED
+ * or NODE with an irregular placement, and their splits): the device API
+ * refuses it. */
+typedef struct gshmemi_dev_team {
+    int32_t start;    /* world PE of team PE 0 */
+    int32_t stride;   /* world PEs between two team PEs (>= 1; 0: not evenly spaced) */
+    int32_t size;     /* team PEs; 0: not a live team on this PE */
+    int32_t my_idx;   /* this PE's team PE number */
+} gshmemi_dev_team_t;
+
+#define GSHMEMI_DEV_TEAM_SLOTS 64u        /* = GSHMEM_TEAM_MAX (gshmem.h) */
+#define GSHMEMI_DEV_TEAM_CHUNK 8192u      /* bytes a reduction combines per round */
+/* The team area, reserved in the heap right after the barrier area (same
+ * offset on every PE), zeroed at init: the descriptors, then per slot
+ *   +0    arrive    peers add 1 per team barrier (own 128-byte line)
+ *   +128  expected  local: arrivals expected so far (own line)
+ *   +256  acc       CHUNK bytes: a reduction's partial results (local)
+ *   +256 + CHUNK    in: CHUNK bytes, a member's source fetched by the
+ *                   queue path (local) */
+#define GSHMEMI_DEV_TEAM_TABLE_BYTES (GSHMEMI_DEV_TEAM_SLOTS * 16u)
+#define GSHMEMI_DEV_TEAM_ACC_OFF (2u * GSHMEMI_DEV_SYNC_STRIDE)
+#define GSHMEMI_DEV_TEAM_IN_OFF (GSHMEMI_DEV_TEAM_ACC_OFF + GSHMEMI_DEV_TEAM_CHUNK)
+#define GSHMEMI_DEV_TEAM_SLOT_BYTES (GSHMEMI_DEV_TEAM_IN_OFF + GSHMEMI_DEV_TEAM_CHUNK)
+#define GSHMEMI_DEV_TEAM_AREA_BYTES                                                \
+    (GSHMEMI_DEV_TEAM_TABLE_BYTES + GSHMEMI_DEV_TEAM_SLOTS * GSHMEMI_DEV_TEAM_SLOT_BYTES)
 
 /* flags. Error checks are on when the flag is clear, so a zeroed
  * (unpublished) state is checked, and its n_pes of 0 makes every call
@@ -63,7 +95,11 @@ typedef struct gshmemi_dev_state {
     char *sync_base;          /* GSHMEMI_DEV_SYNC_BYTES in the local heap */
     uint64_t sync_off;        /* its heap offset (the same on every PE) */
     void *channels;           /* queue path: a gshmemi_queue_t * (first member gshmemi_channels_t); NULL without an engine */
-    uint64_t reserved[4];     /* zero */
+    /* GSHMEMI_DEV_TEAM_AREA_BYTES in the local heap, right after the
+     * barrier area (its table: gshmemi_dev_team_t[GSHMEMI_DEV_TEAM_SLOTS]);
+     * NULL when not published */
+    char *team_area;
+    uint64_t reserved[3];     /* zero */
 } gshmemi_dev_state_t;
 
 /* Copies *s into one TU's __constant__ state; returns 0 or a cudaError_t. */

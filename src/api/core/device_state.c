@@ -118,6 +118,17 @@ static void *const *gshmemi_dstate_peer_bases(gshmemi_state_t *g)
     return NULL;
 }
 
+/* The barrier area, then the team area: one reservation. */
+#define GSHMEMI_DSTATE_RESERVED (GSHMEMI_DEV_SYNC_BYTES + GSHMEMI_DEV_TEAM_AREA_BYTES)
+_Static_assert(GSHMEMI_DEV_TEAM_SLOTS == GSHMEM_TEAM_MAX,
+               "one device team descriptor per team slot");
+_Static_assert(sizeof(gshmemi_dev_team_t) * GSHMEMI_DEV_TEAM_SLOTS ==
+                   GSHMEMI_DEV_TEAM_TABLE_BYTES, "the team table's size");
+_Static_assert(GSHMEMI_DEV_SYNC_BYTES % GSHMEMI_DEV_SYNC_STRIDE == 0 &&
+                   GSHMEMI_DEV_TEAM_TABLE_BYTES % GSHMEMI_DEV_SYNC_STRIDE == 0 &&
+                   GSHMEMI_DEV_TEAM_SLOT_BYTES % GSHMEMI_DEV_SYNC_STRIDE == 0,
+               "the team area's words each on their own line");
+
 int gshmemi_device_state_setup(gshmemi_state_t *g)
 {
     gshmemi_dev_state_t s;
@@ -127,10 +138,10 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
         GSHMEMI_DEBUG(GSHMEMI_SUBSYS_INIT, "device state: host heap, device API not published");
         return GSHMEM_SUCCESS;
     }
-    GSHMEMI_CHECK(gshmemi_alloc_get(g->heap.alloc, GSHMEMI_DEV_SYNC_BYTES,
+    GSHMEMI_CHECK(gshmemi_alloc_get(g->heap.alloc, GSHMEMI_DSTATE_RESERVED,
                                     GSHMEMI_DEV_SYNC_STRIDE, &off));
     char *sync = (char *)g->heap.base + off;
-    int rc = gshmemi_heap_memset(&g->heap, sync, 0, GSHMEMI_DEV_SYNC_BYTES);
+    int rc = gshmemi_heap_memset(&g->heap, sync, 0, GSHMEMI_DSTATE_RESERVED);
     if (rc != 0) {
         gshmemi_alloc_put(g->heap.alloc, off);
         return rc;
@@ -150,9 +161,76 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     s.sync_base = sync;
     s.sync_off = off;
     s.channels = gshmemi_proxy_queue();   /* NULL when no proxy engine runs */
+    s.team_area = sync + GSHMEMI_DEV_SYNC_BYTES;   /* no team yet: team.c fills it */
     /* on failure the state stays recorded: teardown (init's unwinding)
      * publishes the zeroed state and gives the reservation back */
     return gshmemi_device_state_publish(&s);
+}
+
+int gshmemi_device_team_mapped(const int *pes, int size)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+
+    if (g->cfg.device_queue_only || g->heap.kind != GSHMEMI_HEAP_CUDA)
+        return 0;
+    for (int i = 0; i < size; i++) {
+        gshmemi_transport_t *tp = pes[i] == g->my_pe ? NULL : g->pe_tp[pes[i]];
+        if (pes[i] == g->my_pe)
+            continue;
+        if (tp == NULL || tp->ops->peer_bases_device(tp) == NULL ||
+            tp->ops->ptr(tp, pes[i], 0) == NULL)
+            return 0;
+    }
+    return 1;
+}
+
+int gshmemi_device_team_stride(const int *pes, int size)
+{
+    if (size <= 1)
+        return 1;
+    int stride = pes[1] - pes[0];
+    for (int i = 2; i < size; i++)
+        if (pes[i] - pes[i - 1] != stride)
+            return 0;
+    return stride;
+}
+
+/* The descriptor of a team whose members are pes[0 .. size) (ascending). */
+static gshmemi_dev_team_t gshmemi_dstate_team_of(const int *pes, int size, int my_idx)
+{
+    gshmemi_dev_team_t d = {0, 0, 0, 0};
+
+    if (pes == NULL || size <= 0)
+        return d;
+    d.start = pes[0];
+    d.stride = gshmemi_device_team_stride(pes, size);   /* 0: the device API refuses it */
+    d.size = size;
+    d.my_idx = my_idx;
+    return d;
+}
+
+int gshmemi_device_state_team(int slot, const int *pes, int size, int my_idx)
+{
+    int rc = GSHMEM_SUCCESS;
+
+    if (slot < 0 || slot >= (int)GSHMEMI_DEV_TEAM_SLOTS)
+        return GSHMEM_ERR_INVALID_ARG;
+    gshmemi_dev_team_t d = gshmemi_dstate_team_of(pes, size, my_idx);
+    pthread_mutex_lock(&gshmemi_dstate_lock);
+    char *area = gshmemi_dstate_published ? gshmemi_dstate_copy.team_area : NULL;
+    if (area != NULL)   /* a copy that does not wait for the user's kernels */
+        rc = gshmemi_heap_copy_nb(&gshmemi_g.heap, area + (size_t)slot * sizeof d, &d,
+                                  sizeof d);
+    pthread_mutex_unlock(&gshmemi_dstate_lock);
+    if (rc != 0)
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "device state: writing the descriptor of team %d "
+                      "(start %d, stride %d, %d PEs) failed: %s", slot, d.start, d.stride,
+                      d.size, gshmem_strerror(rc));
+    else if (area != NULL)
+        GSHMEMI_DEBUG(GSHMEMI_SUBSYS_INIT, "device state: team %d is %s (start %d, stride %d, "
+                      "%d PEs, this PE %d)", slot, d.size ? "live" : "gone", d.start, d.stride,
+                      d.size, d.my_idx);
+    return rc;
 }
 
 void gshmemi_device_state_teardown(gshmemi_state_t *g)

@@ -285,6 +285,8 @@ static int gshmemi_init_impl(void *mpi_comm)
         return GSHMEM_ERR_ALREADY;
     }
     memset(g, 0, sizeof *g);
+    /* before any CUDA call of ours (GSHMEM_HEAP=auto counts the GPUs) */
+    int eager = gshmemi_heap_cuda_loading_prefer_eager();
     GSHMEMI_CHECK(gshmemi_init_config(g, &kind, &tps));
     GSHMEMI_CHECK_GOTO(gshmemi_bootstrap_open(&g->cfg, mpi_comm, &g->boot), rc, fail_state);
     g->my_pe = g->boot->my_pe;
@@ -306,6 +308,11 @@ static int gshmemi_init_impl(void *mpi_comm)
      * the heap's CUDA init, so that it runs before CUDA's (exit.c) */
     gshmemi_exit_register(kind == GSHMEMI_HEAP_CUDA);
     gshmemi_init_report_heap(g);
+    if (kind == GSHMEMI_HEAP_CUDA) {
+        if (eager)
+            GSHMEMI_DEBUG(GSHMEMI_SUBSYS_INIT, "CUDA_MODULE_LOADING=EAGER set by gshmem_init");
+        gshmemi_heap_cuda_loading_check();
+    }
     GSHMEMI_CHECK_GOTO(gshmemi_select_init(g, &tps), rc, fail_heap);
     /* proxy engine: after the transports, before the device state (it
      * provides the channels) and the barrier */

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "device_state.h"
 
 static gshmemi_team_t gshmemi_teams[GSHMEM_TEAM_MAX];
 /* Barriers entered per slot and round on this PE (see above). */
@@ -66,6 +67,24 @@ static int gshmemi_team_make(int slot, int *pes, int size, const gshmem_team_con
     t->config_mask = config_mask;
     t->live = 1;
     return slot;
+}
+
+/* The device API's copy of slot (a no-op with a host heap); a failure was
+ * logged. */
+static int gshmemi_team_to_device(int slot)
+{
+    const gshmemi_team_t *t = &gshmemi_teams[slot];
+
+    return gshmemi_device_state_team(slot, t->live ? t->pes : NULL, t->live ? t->size : 0,
+                                     t->my_idx);
+}
+
+/* The same where failing leaves no way back (a split, a destroy). */
+static void gshmemi_team_to_device_or_die(const char *call, int slot)
+{
+    if (gshmemi_team_to_device(slot) != 0)
+        gshmemi_fatal(call, "the device API's copy of team %d could not be written (the "
+                      "error is logged above)", slot);
 }
 
 int gshmemi_team_setup(gshmemi_state_t *g)
@@ -107,6 +126,8 @@ int gshmemi_team_setup(gshmemi_state_t *g)
     gshmemi_team_make(GSHMEM_TEAM_WORLD, world, g->n_pes, NULL, 0);
     gshmemi_team_make(GSHMEM_TEAM_SHARED, shared, n_local, NULL, 0);
     gshmemi_team_make(GSHMEM_TEAM_NODE, node, n_local, NULL, 0);
+    for (int slot = GSHMEM_TEAM_WORLD; slot <= GSHMEM_TEAM_NODE; slot++)
+        GSHMEMI_CHECK(gshmemi_team_to_device(slot));   /* teardown frees the teams */
     return GSHMEM_SUCCESS;
 
 fail:
@@ -264,14 +285,28 @@ int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_con
     return GSHMEM_SUCCESS;
 }
 
-int gshmem_team_sync(gshmem_team_t team)
+/* gshmem_team_sync and (quiet first) gshmem_barrier. */
+static int gshmemi_team_sync_call(const char *call, gshmem_team_t team, int quiet)
 {
-    gshmemi_team_t *t = gshmemi_team_get("gshmem_team_sync", team);
+    gshmemi_team_t *t = gshmemi_team_get(call, team);
 
     if (t == NULL)
         return GSHMEM_ERR_INVALID_ARG;
-    gshmemi_team_sync("gshmem_team_sync", t);
+    if (quiet)
+        gshmemi_team_barrier(call, t);
+    else
+        gshmemi_team_sync(call, t);
     return GSHMEM_SUCCESS;
+}
+
+int gshmem_team_sync(gshmem_team_t team)
+{
+    return gshmemi_team_sync_call("gshmem_team_sync", team, 0);
+}
+
+int gshmem_barrier(gshmem_team_t team)
+{
+    return gshmemi_team_sync_call("gshmem_barrier", team, 1);
 }
 
 void gshmem_team_destroy(gshmem_team_t team)
@@ -288,6 +323,7 @@ void gshmem_team_destroy(gshmem_team_t team)
         gshmemi_fatal(call, "team %d is not a live team (destroyed or never created)", team);
     gshmemi_ctx_drop_team(team);
     gshmemi_team_free(&gshmemi_teams[team]);
+    gshmemi_team_to_device_or_die(call, team);
 }
 
 /* ---- splits --------------------------------------------------------------- */
@@ -348,7 +384,9 @@ static int gshmemi_team_carve(const char *call, gshmemi_team_t *p, int slot, int
         gshmemi_fatal(call, "out of host memory for a team of %d PEs", count);
     for (int i = 0; i < count; i++)
         pes[i] = p->pes[first + i * step];
-    return gshmemi_team_make(slot, pes, count, config, config_mask);
+    gshmemi_team_make(slot, pes, count, config, config_mask);
+    gshmemi_team_to_device_or_die(call, slot);
+    return slot;
 }
 
 int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, int size,

@@ -15,7 +15,9 @@
  * enqueued after the data on the same stream; a put-with-signal that fits
  * one block of SM stores is one kernel (data, system fence, signal). An
  * all-to-all copies each mapped PE's block (itself included), then one
- * kernel puts the other PEs' blocks and runs the block barrier. */
+ * kernel puts the other PEs' blocks and runs the block barrier. The team
+ * calls (collectives on any team; the all-to-all on GSHMEM_TEAM_WORLD
+ * comes back here for its copies): stream_team.c. */
 #include <cuda_runtime_api.h>
 #include <string.h>
 
@@ -23,8 +25,7 @@
 #include "gshmemx.h"
 #include "stream_impl.h"
 
-/* Every on-stream call needs init and a CUDA heap. */
-static void gshmemi_stream_require(const char *call)
+void gshmemi_stream_require(const char *call)
 {
     GSHMEMI_REQUIRE_INIT(call);
     if (gshmemi_g.heap.kind != GSHMEMI_HEAP_CUDA)
@@ -32,9 +33,8 @@ static void gshmemi_stream_require(const char *call)
                       "of this run is in host memory");
 }
 
-/* A failed enqueue ends the job, naming what and the CUDA error. */
-static void gshmemi_stream_enqueued(const char *call, int e, const char *what, int pe,
-                                    cudaStream_t stream)
+void gshmemi_stream_enqueued(const char *call, int e, const char *what, int pe,
+                             cudaStream_t stream)
 {
     if (e == 0)
         return;
@@ -45,7 +45,7 @@ static void gshmemi_stream_enqueued(const char *call, int e, const char *what, i
 
 /* ---- the path of the data ---------------------------------------------------- */
 
-static int gshmemi_stream_ce_size(size_t n)
+int gshmemi_stream_ce_size(size_t n)
 {
     size_t min = gshmemi_g.cfg.stream_ce_min;
     return min != 0 && n >= min;
@@ -218,29 +218,12 @@ static int gshmemi_stream_a2a_copies(const char *call, char *dest, const char *s
     return any;
 }
 
-int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, const void *source,
-                                  size_t nelems, cudaStream_t stream)
+int gshmemi_stream_alltoall_world(const char *call, void *dest, const void *source,
+                                   size_t nelems, cudaStream_t stream)
 {
-    const char *call = "gshmemx_alltoallmem_on_stream";
-    size_t n_pes = (size_t)gshmemi_g.n_pes;
-
-    gshmemi_stream_require(call);
-    if (team != GSHMEM_TEAM_WORLD) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: team %d is not supported (only "
-                      "GSHMEM_TEAM_WORLD = %d)", call, team, GSHMEM_TEAM_WORLD);
-        return GSHMEM_ERR_INVALID_ARG;
-    }
-    if (nelems > 0) {
-        if (nelems > SIZE_MAX / n_pes)
-            gshmemi_fatal(call, "nelems %zu times %zu PEs overflows", nelems, n_pes);
-        (void)gshmemi_check_sym(call, "dest", dest, nelems * n_pes);
-        (void)gshmemi_check_sym(call, "source", source, nelems * n_pes);
-    }
     gshmemi_stream_pe_mask_t copied;
     int any = nelems > 0 && gshmemi_stream_a2a_copies(call, dest, source, nelems, &copied,
                                                       stream);
-    int e = gshmemi_stream_alltoall_launch(team, dest, source, nelems, any ? &copied : NULL,
-                                           stream);
-    gshmemi_stream_enqueued(call, e, "the all-to-all kernel", gshmemi_g.my_pe, stream);
-    return GSHMEM_SUCCESS;
+    return gshmemi_stream_alltoall_launch(GSHMEM_TEAM_WORLD, dest, source, nelems,
+                                          any ? &copied : NULL, stream);
 }

@@ -1,9 +1,9 @@
 /* stream_impl.h: the internals of the on-stream API: the path a put's data
- * takes (stream.c decides), and the kernel launchers of stream_kernels.cu,
- * called by stream.c after its checks. Each launcher enqueues one kernel
- * on stream and returns 0 or the cudaError_t of the launch. Tests and
- * benchmarks include this header for gshmemi_stream_path and
- * gshmemi_stream_ce_min_set. */
+ * takes (stream.c decides), and the kernel launchers of stream_kernels.cu
+ * and stream_coll_kernels.cu, called by stream.c and stream_team.c after
+ * their checks. Each launcher enqueues its kernels on stream and returns 0
+ * or the cudaError_t of the launch. Tests and benchmarks include this
+ * header for gshmemi_stream_path and gshmemi_stream_ce_min_set. */
 #ifndef GSHMEMI_STREAM_IMPL_H
 #define GSHMEMI_STREAM_IMPL_H
 
@@ -74,9 +74,55 @@ int gshmemi_stream_barrier_launch(cudaStream_t stream);
 /* One block: gshmemx_alltoallmem_block; with copied (not NULL) the puts to
  * the PEs it names are left out (copies enqueued before delivered them),
  * the barrier is the same. */
+/* 1 when n bytes to a mapped PE go by the copy engines (stream.c). */
+int gshmemi_stream_ce_size(size_t n);
+/* gshmemx_alltoallmem_on_stream on GSHMEM_TEAM_WORLD from
+ * GSHMEM_STREAM_CE_MIN bytes per block (stream.c; checks done by the
+ * caller): copies to the mapped PEs, then the rest kernel below; returns
+ * the launch status. */
+int gshmemi_stream_alltoall_world(const char *call, void *dest, const void *source,
+                                  size_t nelems, cudaStream_t stream);
 int gshmemi_stream_alltoall_launch(gshmem_team_t team, void *dest, const void *source,
                                    size_t n, const gshmemi_stream_pe_mask_t *copied,
                                    cudaStream_t stream);
+
+/* ---- team calls (stream_coll_kernels.cu): one block of the block form ---- */
+/* gshmemx_barrier_block (quiet) or gshmemx_team_sync_block. */
+int gshmemi_stream_team_sync_launch(gshmem_team_t team, int quiet, cudaStream_t stream);
+/* gshmemx_broadcastmem_block (root used), _fcollectmem_block or
+ * _alltoallmem_block; n in bytes. */
+enum { GSHMEMI_SCOLL_BROADCAST, GSHMEMI_SCOLL_FCOLLECT, GSHMEMI_SCOLL_ALLTOALL };
+/* blocks > 0: the grid form (every member mapped, checked by the caller):
+ * that many blocks move the data, one-block team syncs around them. */
+#define GSHMEMI_STREAM_GRID_MIN (64u * 1024u)   /* bytes from which the grid forms run */
+int gshmemi_stream_coll_launch(int kind, gshmem_team_t team, void *dest, const void *source,
+                               size_t n, int root, int blocks, cudaStream_t stream);
+/* gshmemx_<T>_<op>_reduce_block on the sized type dt (the C types map onto
+ * them by size and signedness) and op; cudaErrorInvalidValue for a pair
+ * that has no reduction (a bitwise op on a float). */
+enum {
+    GSHMEMI_SDT_INT8, GSHMEMI_SDT_INT16, GSHMEMI_SDT_INT32, GSHMEMI_SDT_INT64,
+    GSHMEMI_SDT_UINT8, GSHMEMI_SDT_UINT16, GSHMEMI_SDT_UINT32, GSHMEMI_SDT_UINT64,
+    GSHMEMI_SDT_FLOAT, GSHMEMI_SDT_DOUBLE
+};
+/* The op names of impl/gshmem_coll_types.h (GSHMEMI_SRED_##op). */
+#define GSHMEMI_SRED_sum 0
+#define GSHMEMI_SRED_prod 1
+#define GSHMEMI_SRED_min 2
+#define GSHMEMI_SRED_max 3
+#define GSHMEMI_SRED_and 4
+#define GSHMEMI_SRED_or 5
+#define GSHMEMI_SRED_xor 6
+int gshmemi_stream_reduce_launch(int dt, int op, gshmem_team_t team, void *dest,
+                                 const void *source, size_t nreduce, int blocks,
+                                 cudaStream_t stream);
+
+/* ---- shared by stream.c and stream_team.c ---- */
+/* Every on-stream call: init and a CUDA heap, or the job ends. */
+void gshmemi_stream_require(const char *call);
+/* A failed enqueue (e a cudaError_t, 0: none) ends the job, naming what. */
+void gshmemi_stream_enqueued(const char *call, int e, const char *what, int pe,
+                             cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* heap.c: the symmetric heap object: picks the back end by kind, owns the
  * allocator, lays out the symmetric window (the heap, then the shared
  * data segments) and copies/sets heap memory whatever its kind. */
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +22,22 @@ int gshmemi_heap_cuda_devices(const char **err_p)
 #else
     (void)err_p;
     return 0;
+#endif
+}
+
+int gshmemi_heap_cuda_loading_prefer_eager(void)
+{
+#ifdef GSHMEM_HAVE_CUDA
+    return getenv("CUDA_MODULE_LOADING") == NULL && setenv("CUDA_MODULE_LOADING", "EAGER", 0) == 0;
+#else
+    return 0;
+#endif
+}
+
+void gshmemi_heap_cuda_loading_check(void)
+{
+#ifdef GSHMEM_HAVE_CUDA
+    gshmemi_heap_cuda_loading_mode_check();
 #endif
 }
 

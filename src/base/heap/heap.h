@@ -97,6 +97,18 @@ int gshmemi_heap_kind_available(gshmemi_heap_kind_t kind);
  * otherwise). Asks cudaGetDeviceCount, which creates no context; logs
  * nothing. For GSHMEM_HEAP=auto (src/api/core/init.c). */
 int gshmemi_heap_cuda_devices(const char **err_p);
+/* CUDA's module loading (heap_cuda.c; no-ops without CUDA). A kernel that
+ * waits for another kernel to run (a user kernel waiting for the queue
+ * path, whose engine and ofi target apply data and atomics with kernels of
+ * their own) can deadlock when that other kernel is loaded lazily while it
+ * waits: loading may need the device to be idle (CUDA programming guide,
+ * lazy loading, "potential hazards"). prefer_eager, before this process's
+ * first CUDA call: CUDA_MODULE_LOADING=EAGER unless the variable is set
+ * (gshmemrun sets it for its PEs too); returns 1 when it set it. check,
+ * once CUDA runs: a WARN when kernels still load lazily (CUDA came up
+ * before gshmem_init, or the user asked for LAZY), naming the remedy. */
+int gshmemi_heap_cuda_loading_prefer_eager(void);
+void gshmemi_heap_cuda_loading_check(void);
 void gshmemi_heap_destroy(gshmemi_heap_t *h);
 
 /* 1 when [p, p+n) lies in the window (the heap, or a segment's alias). */

@@ -2,6 +2,8 @@
  * device (choosing the device is the init layer's business). Built only
  * with GSHMEM_ENABLE_CUDA; a plain C file over the CUDA runtime API. The
  * memory starts zeroed, like the host heap. */
+#include <stdlib.h>
+
 #include <cuda_runtime_api.h>
 
 #include "gshmem_types.h"
@@ -22,6 +24,35 @@ int gshmemi_heap_cuda_count(const char **err_p)
         return 0;
     }
     return n > 0 ? n : 0;
+}
+
+/* See gshmemi_heap_cuda_loading_check (heap.h). The mode comes from the
+ * driver (cuModuleGetLoadingMode through the runtime's entry point: no
+ * link against libcuda); a driver without it loads eagerly. */
+void gshmemi_heap_cuda_loading_mode_check(void)
+{
+    typedef int (*get_mode_fn)(int *mode);   /* CUresult (CUmoduleLoadingMode *) */
+    enum { LAZY = 2 };                        /* CU_MODULE_LAZY_LOADING */
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q;
+    int mode = 0;
+
+    if (cudaGetDriverEntryPointByVersion("cuModuleGetLoadingMode", &fn, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess || fn == NULL || ((get_mode_fn)fn)(&mode) != 0) {
+        (void)cudaGetLastError();
+        return;
+    }
+    const char *env = getenv("CUDA_MODULE_LOADING");
+    if (mode == LAZY)
+        GSHMEMI_WARN(GSHMEMI_SUBSYS_HEAP, "CUDA loads kernels lazily in this process "
+                     "(CUDA_MODULE_LOADING=%s): a kernel that waits for the queue path can "
+                     "hang when a kernel the engine or the ofi target needs is loaded while it "
+                     "waits; set CUDA_MODULE_LOADING=EAGER before the first CUDA call (gshmemrun "
+                     "does; gshmem_init does when it comes first)", env != NULL ? env : "unset");
+    else
+        GSHMEMI_DEBUG(GSHMEMI_SUBSYS_HEAP, "CUDA loads kernels eagerly (CUDA_MODULE_LOADING=%s)",
+                      env != NULL ? env : "unset");
 }
 
 static int gshmemi_heap_cuda_device(int *dev_p)

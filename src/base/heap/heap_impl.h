@@ -21,6 +21,7 @@ int gshmemi_heap_cuda_memset(void *dst, int c, size_t n);
 int gshmemi_heap_cuda_is_device(const void *p);
 /* gshmemi_heap_cuda_devices in a CUDA build. */
 int gshmemi_heap_cuda_count(const char **err_p);
+void gshmemi_heap_cuda_loading_mode_check(void);
 #endif
 
 #endif /* GSHMEMI_HEAP_IMPL_H */
