@@ -127,15 +127,13 @@ GSHMEMI_DEV void gshmemi_dev_reduce_share(size_t n, int k, int size, size_t *lo,
 
 #define GSHMEMI_DEV_RED_UNROLL 4   /* elements a thread has in flight */
 
-/* The direct algorithm's step (every member mapped): elements [lo, hi) of
- * the result, each combined from every member's source in team order and
- * stored into every member's dest (this PE's last, after the others:
- * starting after itself spreads the PEs' writes). Thread rank of nthreads
- * takes elements lo + rank + m * nthreads. */
+/* Elements [lo, hi) of the direct step one element at a time (the head
+ * and tail that are not whole 16-byte words): thread rank of nthreads
+ * takes lo + rank + m * nthreads, U of them in flight. */
 template <typename T, typename Op>
-GSHMEMI_DEV void gshmemi_dev_reduce_mapped(const gshmemi_dev_team_t &t, T *dest,
-                                           const T *source, size_t lo, size_t hi, Op op,
-                                           size_t rank, size_t nthreads)
+GSHMEMI_DEV void gshmemi_dev_reduce_mapped_elems(const gshmemi_dev_team_t &t, T *dest,
+                                                 const T *source, size_t lo, size_t hi, Op op,
+                                                 size_t rank, size_t nthreads)
 {
     const size_t U = GSHMEMI_DEV_RED_UNROLL;
     for (size_t j0 = lo + rank; j0 < hi; j0 += U * nthreads) {
@@ -159,6 +157,73 @@ GSHMEMI_DEV void gshmemi_dev_reduce_mapped(const gshmemi_dev_team_t &t, T *dest,
             for (size_t u = 0; u < U; u++)
                 if (j0 + u * nthreads < hi)
                     d[j0 + u * nthreads] = acc[u];
+        }
+    }
+}
+
+/* 16 bytes of elements, loaded and stored as one word. */
+template <typename T> struct gshmemi_dev_vec16 {
+    T e[16 / sizeof(T)];
+};
+
+template <typename T> GSHMEMI_DEV gshmemi_dev_vec16<T> gshmemi_dev_ld_l2_vec(const T *p)
+{
+    uint4 w = __ldcg((const uint4 *)p);
+    gshmemi_dev_vec16<T> v;
+    __builtin_memcpy(&v, &w, sizeof v);
+    return v;
+}
+
+/* The direct algorithm's step (every member mapped): elements [lo, hi) of
+ * the result, each combined from every member's source in team order and
+ * stored into every member's dest (this PE's last, after the others:
+ * starting after itself spreads the PEs' writes). Where source and dest
+ * share their alignment (the same on every member: same heap offsets),
+ * the 16-byte words in the range move as words, U words per thread in
+ * flight; the rest element by element. */
+template <typename T, typename Op>
+GSHMEMI_DEV void gshmemi_dev_reduce_mapped(const gshmemi_dev_team_t &t, T *dest,
+                                           const T *source, size_t lo, size_t hi, Op op,
+                                           size_t rank, size_t nthreads)
+{
+    const size_t V = 16 / sizeof(T), U = GSHMEMI_DEV_RED_UNROLL;
+    uintptr_t sa = (uintptr_t)(source + lo) & 15u, da = (uintptr_t)(dest + lo) & 15u;
+    size_t skip = (16u - sa) & 15u;
+    if (sa != da || skip % sizeof(T) != 0 || hi - lo < 2 * V) {
+        gshmemi_dev_reduce_mapped_elems(t, dest, source, lo, hi, op, rank, nthreads);
+        return;
+    }
+    size_t va = lo + skip / sizeof(T), nv = (hi - va) / V, vb = va + nv * V;
+    gshmemi_dev_reduce_mapped_elems(t, dest, source, lo, va, op, rank, nthreads);
+    gshmemi_dev_reduce_mapped_elems(t, dest, source, vb, hi, op, rank, nthreads);
+    for (size_t w0 = rank; w0 < nv; w0 += U * nthreads) {
+        gshmemi_dev_vec16<T> acc[GSHMEMI_DEV_RED_UNROLL];
+        const T *x = (const T *)gshmemi_dev_peer_addr(source, gshmemi_dev_team_pe(t, 0)) + va;
+#pragma unroll
+        for (size_t u = 0; u < U; u++)
+            if (w0 + u * nthreads < nv)
+                acc[u] = gshmemi_dev_ld_l2_vec(x + (w0 + u * nthreads) * V);
+        for (int i = 1; i < t.size; i++) {
+            x = (const T *)gshmemi_dev_peer_addr(source, gshmemi_dev_team_pe(t, i)) + va;
+#pragma unroll
+            for (size_t u = 0; u < U; u++)
+                if (w0 + u * nthreads < nv) {
+                    gshmemi_dev_vec16<T> y = gshmemi_dev_ld_l2_vec(x + (w0 + u * nthreads) * V);
+#pragma unroll
+                    for (size_t k = 0; k < V; k++)
+                        acc[u].e[k] = op(acc[u].e[k], y.e[k]);
+                }
+        }
+        for (int i = 1; i <= t.size; i++) {
+            T *d = (T *)gshmemi_dev_peer_addr(
+                       dest, gshmemi_dev_team_pe(t, gshmemi_dev_team_next(t, t.my_idx, i))) + va;
+#pragma unroll
+            for (size_t u = 0; u < U; u++)
+                if (w0 + u * nthreads < nv) {
+                    uint4 w;
+                    __builtin_memcpy(&w, &acc[u], sizeof w);
+                    *(uint4 *)(d + (w0 + u * nthreads) * V) = w;
+                }
         }
     }
 }

@@ -79,6 +79,52 @@ static __global__ void gshmemi_stream_coll_grid_k(int kind, gshmem_team_t team, 
 #endif
 }
 
+/* broadcast relayed (teams of 3 or more, grid form): after a team barrier
+ * (the root's source is ready), each member other than the root reads its
+ * share of the root's source once (P - 1 near-equal runs of 16-byte words)
+ * and stores it into every member's dest, the root's included; a team
+ * barrier completes it. The root's link then carries the data about once
+ * (read by the others) instead of once per member (its pushes), the way
+ * scatter + all-gather broadcasts do. */
+static __global__ void gshmemi_stream_bcast_relay_k(gshmem_team_t team, void *dest,
+                                                    const void *source, size_t n, int root)
+{
+#if defined(GSHMEMI_DEV_PASS)
+    const char *call = "on-stream broadcast (relay)";
+    gshmemi_dev_team_t t = gshmemi_dev_team_get(call, team);
+    if (t.my_idx == root || t.size < 2)
+        return;
+    size_t rank = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    size_t nthreads = (size_t)gridDim.x * blockDim.x;
+    size_t parts = (size_t)t.size - 1, me = (size_t)(t.my_idx < root ? t.my_idx : t.my_idx - 1);
+    size_t per = ((n + parts - 1) / parts + 15) & ~(size_t)15;
+    size_t lo = me * per < n ? me * per : n, hi = lo + per < n ? lo + per : n;
+    const char *src = (const char *)gshmemi_stream_peer(call, (void *)source,
+                                                        gshmemi_dev_team_pe(t, root));
+    bool words = (((uintptr_t)src ^ (uintptr_t)dest) & 15u) == 0 &&
+                 (((uintptr_t)src + lo) & 15u) == 0;
+    if (words) {   /* lo is a multiple of 16 from an aligned start: whole words, then bytes */
+        size_t nw = (hi - lo) / 16;
+        for (size_t w = rank; w < nw; w += nthreads) {
+            uint4 v = __ldcg((const uint4 *)(src + lo) + w);
+            for (int i = 1; i <= t.size; i++) {
+                char *to = (char *)gshmemi_stream_peer(
+                    call, dest, gshmemi_dev_team_pe(t, gshmemi_dev_team_next(t, t.my_idx, i)));
+                ((uint4 *)(to + lo))[w] = v;
+            }
+        }
+        lo += nw * 16;
+    }
+    for (size_t j = lo + rank; j < hi; j += nthreads) {
+        char v = (char)__ldcg((const unsigned char *)src + j);
+        for (int i = 1; i <= t.size; i++)
+            ((char *)gshmemi_stream_peer(
+                call, dest, gshmemi_dev_team_pe(t, gshmemi_dev_team_next(t, t.my_idx, i))))[j] = v;
+    }
+    __threadfence_system();
+#endif
+}
+
 /* Launch status (a configuration error or an error left by a failed
  * capture); a fault inside the kernel shows at the next synchronization. */
 static int gshmemi_stream_coll_launched(void)
@@ -97,6 +143,15 @@ extern "C" int gshmemi_stream_coll_launch(int kind, gshmem_team_t team, void *de
                                           const void *source, size_t n, int root, int blocks,
                                           cudaStream_t stream)
 {
+    if (kind == GSHMEMI_SCOLL_BROADCAST_RELAY) {   /* source ready; relay; complete */
+        int e = gshmemi_stream_team_sync_launch(team, 1, stream);
+        if (e != 0)
+            return e;
+        gshmemi_stream_bcast_relay_k<<<blocks, GSHMEMI_SCOLL_NT, 0, stream>>>(team, dest,
+                                                                           source, n, root);
+        e = gshmemi_stream_coll_launched();
+        return e != 0 ? e : gshmemi_stream_team_sync_launch(team, 1, stream);
+    }
     if (blocks > 0) {   /* the grid's stores, then the team barrier completes them */
         gshmemi_stream_coll_grid_k<<<blocks, GSHMEMI_SCOLL_NT, 0, stream>>>(kind, team, dest,
                                                                          source, n, root);

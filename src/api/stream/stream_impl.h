@@ -91,7 +91,8 @@ int gshmemi_stream_alltoall_launch(gshmem_team_t team, void *dest, const void *s
 int gshmemi_stream_team_sync_launch(gshmem_team_t team, int quiet, cudaStream_t stream);
 /* gshmemx_broadcastmem_block (root used), _fcollectmem_block or
  * _alltoallmem_block; n in bytes. */
-enum { GSHMEMI_SCOLL_BROADCAST, GSHMEMI_SCOLL_FCOLLECT, GSHMEMI_SCOLL_ALLTOALL };
+enum { GSHMEMI_SCOLL_BROADCAST, GSHMEMI_SCOLL_FCOLLECT, GSHMEMI_SCOLL_ALLTOALL,
+       GSHMEMI_SCOLL_BROADCAST_RELAY /* grid only: members relay the root's data */ };
 /* blocks > 0: the grid form (every member mapped, checked by the caller):
  * that many blocks move the data, one-block team syncs around them. */
 #define GSHMEMI_STREAM_GRID_MIN (64u * 1024u)   /* bytes from which the grid forms run */

@@ -100,10 +100,12 @@ static int gshmemi_stream_coll(const char *call, int kind, gshmem_team_t team, v
     int e;
     if (kind == GSHMEMI_SCOLL_ALLTOALL && team == GSHMEM_TEAM_WORLD && gshmemi_stream_ce_size(n))
         e = gshmemi_stream_alltoall_world(call, dest, source, n, stream);   /* copy engines */
-    else
-        e = gshmemi_stream_coll_launch(kind, team, dest, source, n, root,
-                                       gshmemi_stream_grid_blocks(t, n * (size_t)t->size),
-                                       stream);
+    else {
+        int blocks = gshmemi_stream_grid_blocks(t, n * (size_t)t->size);
+        if (kind == GSHMEMI_SCOLL_BROADCAST && blocks > 0 && t->size >= 3)
+            kind = GSHMEMI_SCOLL_BROADCAST_RELAY;   /* the root's link carries it once */
+        e = gshmemi_stream_coll_launch(kind, team, dest, source, n, root, blocks, stream);
+    }
     gshmemi_stream_team_launched(call, e, "the collective kernel", stream);
     return GSHMEM_SUCCESS;
 }
