@@ -92,7 +92,7 @@ Test(gpu_stream, ce_paths_queue_n2)
     stream_ce("GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=p2p,ofi "
               "GSHMEM_OFI_PROVIDER=shm GSHMEM_TIMEOUT=200", "queue", 2,
               "PEs mapped here (P2P peers, this PE) copy engines (cudaMemcpyAsync) from "
-              "4096 bytes");
+              "262144 bytes");
 }
 
 /* A misuse must fail the run and print want and want2 (NULL: only want).

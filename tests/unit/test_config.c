@@ -150,7 +150,7 @@ Test(config, defaults)
     cr_assert_eq(cfg.info, 0);
     cr_assert_eq(cfg.enable_error_checks, 1);
     cr_assert_str_eq(cfg.heap, "auto");
-    cr_assert_eq(cfg.stream_ce_min, 4u << 10);
+    cr_assert_eq(cfg.stream_ce_min, 256u << 10);
     cr_assert_eq(gshmemi_log_level, GSHMEMI_LOG_WARN);
     cr_assert_eq(gshmemi_log_mask, GSHMEMI_SUBSYS_ALL);
 }

@@ -34,6 +34,9 @@ static const char *const gshmemi_config_allow[] = {
     /* read by gshmem's own test suite (tests/common) for a carried build;
      * the GPU-machine scripts export it to every program they run */
     "GSHMEM_TEST_BUILD_DIR",
+    /* scripts/gpu-check.sh's test filter, in the environment of the PEs the
+     * suite starts there (a WARN failed the tests that forbid WARN lines) */
+    "GSHMEM_TEST_FILTER",
 };
 
 /* ---- parsers -------------------------------------------------------------- */

@@ -50,7 +50,7 @@ GSHMEMI_CFG(bool, ENABLE_ERROR_CHECKS, enable_error_checks, "1",
 GSHMEMI_CFG(string, HEAP, heap, "auto",
             "heap memory: host, cuda (the PE's GPU) or auto: cuda when built with CUDA and "
             "a GPU is visible, else host (each PE's choice and why: INFO [HEAP] line)")
-GSHMEMI_CFG(size, STREAM_CE_MIN, stream_ce_min, "4K",
+GSHMEMI_CFG(size, STREAM_CE_MIN, stream_ce_min, "256K",
             "on-stream puts and all-to-alls to PEs mapped here (P2P peers, this PE): from this "
             "many bytes the copy engines move the data (cudaMemcpyAsync), below it SM stores "
             "(a kernel); 0: never the copy engines")
