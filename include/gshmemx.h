@@ -10,10 +10,9 @@
  * load/store (a P2P peer, or this PE) goes by the copy engines
  * (cudaMemcpyAsync to the mapped heap) from GSHMEM_STREAM_CE_MIN bytes on
  * (default 256K; 0: never), by SM stores (a kernel) below. Between two
- * GPUs the copy engines win from 4 KiB (docs/results/stream-put-2026-11-26),
- * but 4 KiB puts and all-to-alls by copy engines failed gpu_stream/full_n4
- * with two PEs per GPU, so the default stays above that until it is
- * understood.
+ * GPUs the copy engines win from 4 KiB (docs/results/stream-put-2026-11-26);
+ * the default stays at 256K while one wrong-data failure of
+ * gpu_stream/full_n4 seen with 4K is not understood (docs/DESIGN.md).
  *
  * Contracts in short (OpenSHMEM semantics of the same calls otherwise):
  * - Need gshmem_init with a CUDA heap (GSHMEM_HEAP=cuda); stream is a
