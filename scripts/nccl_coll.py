@@ -17,8 +17,9 @@ op 0 = all-reduce, 1 = broadcast, 2 = all_gather (fcollect).
 """
 import argparse
 import os
-import statistics
 import sys
+
+from nccl_timing import median_us   # scripts/nccl_timing.py
 
 
 def parse_size(s):
@@ -75,21 +76,7 @@ def worker(rank, args, port):
                 want = torch.arange(1, p + 1, dtype=torch.uint8,
                                     device="cuda").repeat_interleave(size)
                 assert torch.equal(out, want), "all_gather: wrong blocks at %d B" % size
-            times = []
-            for it in range(args.w + args.n):
-                dist.barrier()
-                torch.cuda.synchronize()
-                t0 = torch.cuda.Event(enable_timing=True)
-                t1 = torch.cuda.Event(enable_timing=True)
-                t0.record()
-                fn()
-                t1.record()
-                t1.synchronize()
-                if it >= args.w:
-                    times.append(t0.elapsed_time(t1) * 1e3)   # us
-            t = torch.tensor(times, dtype=torch.float64, device="cuda")
-            dist.all_reduce(t, op=dist.ReduceOp.MAX)
-            med = statistics.median(t.tolist())
+            med = median_us(dist, torch, fn, args.w, args.n)
             rows.append((nbytes, op, med, nbytes / med / 1e3))
     if rank == 0:
         out = ["size(B),op,median(us),GB/s"]

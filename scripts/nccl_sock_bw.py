@@ -14,8 +14,9 @@ Needs PyTorch with CUDA and 2 GPUs (the GPU machine's Python environment).
 """
 import argparse
 import os
-import statistics
 import sys
+
+from nccl_timing import median_us   # scripts/nccl_timing.py
 
 
 def parse_size(s):
@@ -68,21 +69,7 @@ def worker(rank, args, port):
 
         res = {}
         for name, fn in (("sendrecv", p2p), ("alltoall", a2a)):
-            times = []
-            for it in range(args.w + args.n):
-                dist.barrier()
-                torch.cuda.synchronize()
-                t0 = torch.cuda.Event(enable_timing=True)
-                t1 = torch.cuda.Event(enable_timing=True)
-                t0.record()
-                fn()
-                t1.record()
-                t1.synchronize()
-                if it >= args.w:
-                    times.append(t0.elapsed_time(t1) * 1e3)   # us
-            t = torch.tensor(times, dtype=torch.float64, device="cuda")
-            dist.all_reduce(t, op=dist.ReduceOp.MAX)
-            res[name] = statistics.median(t.tolist())
+            res[name] = median_us(dist, torch, fn, args.w, args.n)
         if rank == 0:
             rows.append((size, res["sendrecv"], res["alltoall"]))
         size *= 2
