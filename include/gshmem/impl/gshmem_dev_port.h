@@ -92,6 +92,29 @@ GSHMEMI_DEV uint64_t gshmemi_dev_exch_u64(uint64_t *p, uint64_t v)
 {
     return __hip_atomic_exchange(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
+
+/* Loads of data another GPU (or an earlier kernel) wrote, never from a
+ * stale L1 line: system-scope relaxed loads here; 16 bytes as two words. */
+#define GSHMEMI_DEV_LD_L2_(T)                                                     \
+    GSHMEMI_DEV T gshmemi_dev_ld_l2_##T(const T *p)                              \
+    {                                                                             \
+        return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM); \
+    }
+GSHMEMI_DEV_LD_L2_(uint8_t)
+GSHMEMI_DEV_LD_L2_(uint16_t)
+GSHMEMI_DEV_LD_L2_(uint32_t)
+GSHMEMI_DEV_LD_L2_(uint64_t)
+#undef GSHMEMI_DEV_LD_L2_
+GSHMEMI_DEV void gshmemi_dev_ld_l2_16(const void *p, uint64_t w[2])
+{
+    w[0] = gshmemi_dev_ld_l2_uint64_t((const uint64_t *)p);
+    w[1] = gshmemi_dev_ld_l2_uint64_t((const uint64_t *)p + 1);
+}
+GSHMEMI_DEV void gshmemi_dev_st_16(void *p, const uint64_t w[2])
+{
+    ((uint64_t *)p)[0] = w[0];
+    ((uint64_t *)p)[1] = w[1];
+}
 #endif /* HIP device pass */
 
 #elif defined(__CUDACC__)
@@ -131,6 +154,24 @@ GSHMEMI_DEV uint64_t gshmemi_dev_exch_u64(uint64_t *p, uint64_t v)
     uint64_t old;
     asm volatile("atom.relaxed.sys.exch.b64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
     return old;
+}
+
+/* Loads of data another GPU (or an earlier kernel) wrote, never from a
+ * stale L1 line: cached in L2 only (ld.global.cg); 16 bytes as one word. */
+#define gshmemi_dev_ld_l2_uint8_t(p) ((uint8_t)__ldcg((const unsigned char *)(p)))
+#define gshmemi_dev_ld_l2_uint16_t(p) ((uint16_t)__ldcg((const unsigned short *)(p)))
+#define gshmemi_dev_ld_l2_uint32_t(p) ((uint32_t)__ldcg((const unsigned int *)(p)))
+#define gshmemi_dev_ld_l2_uint64_t(p) ((uint64_t)__ldcg((const unsigned long long *)(p)))
+GSHMEMI_DEV void gshmemi_dev_ld_l2_16(const void *p, uint64_t w[2])
+{
+    uint4 v = __ldcg((const uint4 *)p);
+    w[0] = (uint64_t)v.x | (uint64_t)v.y << 32;
+    w[1] = (uint64_t)v.z | (uint64_t)v.w << 32;
+}
+GSHMEMI_DEV void gshmemi_dev_st_16(void *p, const uint64_t w[2])
+{
+    *(uint4 *)p = make_uint4((unsigned)w[0], (unsigned)(w[0] >> 32), (unsigned)w[1],
+                             (unsigned)(w[1] >> 32));
 }
 #endif /* CUDA device pass */
 #endif /* HIP / CUDA */

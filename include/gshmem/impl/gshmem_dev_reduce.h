@@ -82,21 +82,21 @@ GSHMEMI_DEV void gshmemi_dev_reduce_step(T *acc, const T *x, size_t n, int i, Op
 }
 
 /* A load of a member's source that does not come from L1 (a line left by
- * an earlier call): cached in L2 only (ld.global.cg), by size. */
+ * an earlier call): impl/gshmem_dev_port.h's L2 loads, by size. */
 template <typename T> GSHMEMI_DEV T gshmemi_dev_ld_l2(const T *p)
 {
     T r;
     if (sizeof(T) == 8) {
-        unsigned long long v = __ldcg((const unsigned long long *)p);
+        uint64_t v = gshmemi_dev_ld_l2_uint64_t((const uint64_t *)p);
         __builtin_memcpy(&r, &v, sizeof r);
     } else if (sizeof(T) == 4) {
-        unsigned int v = __ldcg((const unsigned int *)p);
+        uint32_t v = gshmemi_dev_ld_l2_uint32_t((const uint32_t *)p);
         __builtin_memcpy(&r, &v, sizeof r);
     } else if (sizeof(T) == 2) {
-        unsigned short v = __ldcg((const unsigned short *)p);
+        uint16_t v = gshmemi_dev_ld_l2_uint16_t((const uint16_t *)p);
         __builtin_memcpy(&r, &v, sizeof r);
     } else {
-        unsigned char v = __ldcg((const unsigned char *)p);
+        uint8_t v = gshmemi_dev_ld_l2_uint8_t((const uint8_t *)p);
         __builtin_memcpy(&r, &v, sizeof r);
     }
     return r;
@@ -168,9 +168,10 @@ template <typename T> struct gshmemi_dev_vec16 {
 
 template <typename T> GSHMEMI_DEV gshmemi_dev_vec16<T> gshmemi_dev_ld_l2_vec(const T *p)
 {
-    uint4 w = __ldcg((const uint4 *)p);
+    uint64_t w[2];
+    gshmemi_dev_ld_l2_16(p, w);
     gshmemi_dev_vec16<T> v;
-    __builtin_memcpy(&v, &w, sizeof v);
+    __builtin_memcpy(&v, w, sizeof v);
     return v;
 }
 
@@ -220,9 +221,9 @@ GSHMEMI_DEV void gshmemi_dev_reduce_mapped(const gshmemi_dev_team_t &t, T *dest,
 #pragma unroll
             for (size_t u = 0; u < U; u++)
                 if (w0 + u * nthreads < nv) {
-                    uint4 w;
-                    __builtin_memcpy(&w, &acc[u], sizeof w);
-                    *(uint4 *)(d + (w0 + u * nthreads) * V) = w;
+                    uint64_t w[2];
+                    __builtin_memcpy(w, &acc[u], sizeof w);
+                    gshmemi_dev_st_16(d + (w0 + u * nthreads) * V, w);
                 }
         }
     }
