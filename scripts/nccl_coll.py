@@ -17,15 +17,8 @@ op 0 = all-reduce, 1 = broadcast, 2 = all_gather (fcollect).
 """
 import argparse
 import os
-import sys
 
-from nccl_timing import median_us   # scripts/nccl_timing.py
-
-
-def parse_size(s):
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    s = s.strip().upper()
-    return int(s[:-1]) * mult[s[-1]] if s[-1] in mult else int(s)
+from nccl_timing import emit_csv, median_us, parse_size   # scripts/nccl_timing.py
 
 
 def sizes(args):
@@ -81,11 +74,7 @@ def worker(rank, args, port):
     if rank == 0:
         out = ["size(B),op,median(us),GB/s"]
         out += ["%d,%d,%.2f,%.3f" % r for r in rows]
-        text = "\n".join(out) + "\n"
-        sys.stdout.write(text)
-        if args.o:
-            with open(args.o, "w") as f:
-                f.write(text)
+        emit_csv(out, args.o)
     dist.destroy_process_group()
 
 

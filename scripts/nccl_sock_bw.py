@@ -14,15 +14,8 @@ Needs PyTorch with CUDA and 2 GPUs (the GPU machine's Python environment).
 """
 import argparse
 import os
-import sys
 
-from nccl_timing import median_us   # scripts/nccl_timing.py
-
-
-def parse_size(s):
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    s = s.strip().upper()
-    return int(s[:-1]) * mult[s[-1]] if s[-1] in mult else int(s)
+from nccl_timing import emit_csv, median_us, parse_size   # scripts/nccl_timing.py
 
 
 def worker(rank, args, port):
@@ -77,11 +70,7 @@ def worker(rank, args, port):
         out = ["size(B),sendrecv_us,sendrecv_GBps,alltoall_us,alltoall_GBps_per_direction"]
         for size, sr, aa in rows:
             out.append("%d,%.1f,%.3f,%.1f,%.3f" % (size, sr, size / sr / 1e3, aa, size / aa / 1e3))
-        text = "\n".join(out) + "\n"
-        sys.stdout.write(text)
-        if args.o:
-            with open(args.o, "w") as f:
-                f.write(text)
+        emit_csv(out, args.o)
     dist.destroy_process_group()
 
 

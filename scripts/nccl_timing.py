@@ -1,8 +1,25 @@
-"""nccl_timing.py: the timing loop the NCCL baselines share
-(scripts/nccl_coll.py, scripts/nccl_sock_bw.py): after `warmup` untimed
-calls, `iters` samples of one call between two CUDA events, each after a
-barrier; a sample is the max over ranks; returns the median in us."""
+"""nccl_timing.py: what the NCCL baselines share (scripts/nccl_coll.py,
+scripts/nccl_sock_bw.py): sizes with K/M/G suffixes, the timing loop
+(after `warmup` untimed calls, `iters` samples of one call between two CUDA
+events, each after a barrier; a sample is the max over ranks; the median in
+us) and the CSV they print and optionally write."""
 import statistics
+import sys
+
+
+def parse_size(s):
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    s = s.strip().upper()
+    return int(s[:-1]) * mult[s[-1]] if s[-1] in mult else int(s)
+
+
+def emit_csv(lines, path):
+    """Prints the CSV lines and writes them to path too when it is set."""
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if path:
+        with open(path, "w") as f:
+            f.write(text)
 
 
 def median_us(dist, torch, fn, warmup, iters):
