@@ -174,9 +174,9 @@ int gshmemi_device_team_mapped(const int *pes, int size)
     if (g->cfg.device_queue_only || g->heap.kind != GSHMEMI_HEAP_CUDA)
         return 0;
     for (int i = 0; i < size; i++) {
-        gshmemi_transport_t *tp = pes[i] == g->my_pe ? NULL : g->pe_tp[pes[i]];
         if (pes[i] == g->my_pe)
             continue;
+        gshmemi_transport_t *tp = g->pe_tp[pes[i]];
         if (tp == NULL || tp->ops->peer_bases_device(tp) == NULL ||
             tp->ops->ptr(tp, pes[i], 0) == NULL)
             return 0;
