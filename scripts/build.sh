@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds gshmem into build/ (or $1). The CUDA parts are built
 # when nvcc is found (CUDA at /usr/local/cuda is picked up automatically).
+# GSHMEM_BUILD_TARGETS (a space list) builds those targets only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}
@@ -10,4 +11,6 @@ if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.cmake.log" 2>&1 ||
   { cat "$dir.cmake.log"; exit 1; }
-cmake --build "$dir" -j "$(nproc)"
+targets=()
+for t in ${GSHMEM_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$dir" -j "$(nproc)" "${targets[@]}"

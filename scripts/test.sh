@@ -20,6 +20,16 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 export FI_TCP_IFACE=lo
 jobs=$(nproc)
+# Each stage's wall time, printed as it ends and again at the end, so a
+# slow CI run says where its time went.
+stage_times=()
+stage_t0=$SECONDS
+stage_done() {  # name: records the time since the previous stage ended
+  local t=$((SECONDS - stage_t0))
+  stage_times+=("$(printf '%4d s  %s' "$t" "$1")")
+  echo "== time: $1: $t s =="
+  stage_t0=$SECONDS
+}
 
 # HIP compile check: with hipcc on PATH the normal build also compiles the
 # device API (every call, tests/gpu/api_compile.cu) and the SQ ring with
@@ -44,6 +54,7 @@ else
   hip_status="HIP compile check: skipped (no hipcc on PATH)"
 fi
 echo "$hip_status"
+stage_done "build (normal)"
 [ "$build_rc" -eq 0 ] || exit "$build_rc"
 
 # The layer check: its violations, then one summary line; the self-test
@@ -61,14 +72,17 @@ layer_check() {  # var, args...: runs the check; var gets its status line
 echo "== layer check (scripts/check-layers.sh build) =="
 layer_check layers_status build
 layer_check layers_self_test --self-test
+stage_done "layer check"
 echo "== build (ASan+UBSan, host only) =="
 bash scripts/build.sh build-asan -DGSHMEM_SANITIZE=ON -DGSHMEM_ENABLE_CUDA=OFF
+stage_done "build (ASan+UBSan)"
 
 status=$layers_rc
 echo "== tests: ASan+UBSan build =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
   build-asan/tests/gshmem-tests --jobs "$jobs" || status=1
+stage_done "tests (ASan+UBSan)"
 # ThreadSanitizer on the ofi active-message path (its rails' threads), a
 # host heap: the path is compiled in CUDA builds only.
 echo "== tests: ThreadSanitizer, ofi active messages (scripts/tsan-am.sh) =="
@@ -83,9 +97,13 @@ else
   tsan_status="ThreadSanitizer (scripts/tsan-am.sh): skipped (no CUDA build: the path is not built)"
 fi
 echo "$tsan_status"
+stage_done "ThreadSanitizer (build and runs)"
 echo "== tests: normal build =="
 # --verbose lists every test, so the GPU tests' skip reasons are visible.
 build/tests/gshmem-tests --jobs "$jobs" --verbose || status=1
+stage_done "tests (normal)"
+echo "== stage times =="
+printf '%s\n' "${stage_times[@]}"
 echo "$hip_status"
 echo "$layers_status"
 echo "$layers_self_test"

@@ -2,8 +2,10 @@
 # tsan-am.sh [BUILD_DIR]: the ofi active-message path (its rails' threads,
 # the target's apply, the engine-free host API) under ThreadSanitizer, on a
 # host heap, so it runs anywhere (CUDA build: the path is compiled with
-# CUDA; no GPU needed). Builds BUILD_DIR (default build-tsan) with
-# -fsanitize=thread on the C code, then runs pe_ofi_cuda host-stage over
+# CUDA; no GPU needed). Builds in BUILD_DIR (default build-tsan), with
+# -fsanitize=thread on the C code, only what it runs (gshmemrun,
+# pe_ofi_cuda and libgshmem; device code unoptimized: no kernel runs
+# here), then runs pe_ofi_cuda host-stage over
 # tcp;ofi_rxm (2 PEs on 1 and 4 rails, 4 PEs on 8) and shm (2 PEs on 4
 # rails). Fails on any report not in scripts/tsan-am.supp (heap bytes
 # written for a peer).
@@ -11,7 +13,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-tsan}
-bash scripts/build.sh "$B" -DCMAKE_C_FLAGS="-fsanitize=thread -fno-omit-frame-pointer -O1 -g" \
+GSHMEM_BUILD_TARGETS="gshmemrun pe_ofi_cuda" bash scripts/build.sh "$B" \
+  -DCMAKE_C_FLAGS="-fsanitize=thread -fno-omit-frame-pointer -O1 -g" -DCMAKE_CUDA_FLAGS="-Xptxas -O0" \
   -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
   >/dev/null || { echo "tsan-am: build failed (see $B.cmake.log)"; exit 1; }
 # history_size: the write of a report must keep its stack for the suppression to match
