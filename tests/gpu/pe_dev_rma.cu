@@ -4,18 +4,22 @@
  * and relative misalignments (16-byte, 8, 4, 2 and byte copies), from
  * symmetric and from plain cudaMalloc memory; checks every byte of the
  * target, including that the bytes around each segment stayed untouched.
- * Also my_pe, n_pes and gshmem_ptr. */
+ * Also my_pe, n_pes and gshmem_ptr. At 18 PEs, PEs 15 and 16 reach their
+ * right neighbours past the device state's inline peer table. */
 #include "pe_dev.h"
 
 #define BUF (64u << 10)
 #define SENTINEL 0xEE
-#define N_SEG 8
+#define N_SEG 11
 #define N_VARIANT 6   /* putmem, putmem_nbi, warp, nbi_warp, block, nbi_block */
 
 /* dst offset, length, source shift (source byte = dst offset + shift + k) */
-__constant__ unsigned seg_off[N_SEG] = {0, 32, 80, 160, 512, 5000, 16384, 32771};
-__constant__ unsigned seg_len[N_SEG] = {1, 16, 7, 100, 4096, 4099, 12345, 20000};
-__constant__ unsigned seg_shift[N_SEG] = {0, 0, 1, 4, 8, 2, 3, 0};
+/* the last three: a 7-byte head and a 6-byte tail around 16-byte words, an
+ * 8-byte-word copy with a 7-byte tail, an 8-byte put alone (one store) */
+__constant__ unsigned seg_off[N_SEG] = {0, 32, 80, 160, 512, 5000, 16384, 32771,
+                                        53001, 54008, 55008};
+__constant__ unsigned seg_len[N_SEG] = {1, 16, 7, 100, 4096, 4099, 12345, 20000, 45, 23, 8};
+__constant__ unsigned seg_shift[N_SEG] = {0, 0, 1, 4, 8, 2, 3, 0, 0, 8, 0};
 
 __host__ __device__ static inline unsigned char pattern(int pe, size_t i)
 {
@@ -41,7 +45,8 @@ __global__ void k_basic(char *sym, int *out, int *errs)
                "ptr of a non-heap address %p is not NULL", (void *)out);
 }
 
-/* Segment s by one thread (v 0, 1), one warp (2, 3) or one block (4, 5). */
+/* Segment s by one thread (v 0, 1), one warp (2, 3) or one block (4, 5):
+ * launched as N_SEG blocks of N_SEG warps. */
 __global__ void k_put(unsigned char *dst, const unsigned char *src, int pe, int v)
 {
     int s = v < 2 ? threadIdx.x : v < 4 ? threadIdx.x / 32 : blockIdx.x;
@@ -198,7 +203,7 @@ static void run_bytes(int me, int left, int right, int *errs)
         k_fill<<<64, 256>>>(sym_dst, BUF, -1);
         CU_SYNC();
         gshmem_barrier_all();
-        k_put<<<N_SEG, 256>>>(sym_dst, (v & 1) ? loc_src : sym_src, right, v);
+        k_put<<<N_SEG, 32 * N_SEG>>>(sym_dst, (v & 1) ? loc_src : sym_src, right, v);
         CU_SYNC();
         gshmem_barrier_all();
         k_verify<<<64, 256>>>(sym_dst, left, v, errs);
@@ -209,7 +214,7 @@ static void run_bytes(int me, int left, int right, int *errs)
         k_fill<<<64, 256>>>(gd, BUF, -1);
         CU_SYNC();
         gshmem_barrier_all();
-        k_get<<<N_SEG, 256>>>(gd, sym_src, right, v);
+        k_get<<<N_SEG, 32 * N_SEG>>>(gd, sym_src, right, v);
         CU_SYNC();
         k_verify<<<64, 256>>>(gd, right, 100 + v, errs);
         CU_SYNC();

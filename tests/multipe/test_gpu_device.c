@@ -64,6 +64,9 @@ static void dev_misuse(const char *mode, const char *want, const char *want2, in
 
 Test(gpu_device, rma_n2) { dev_run("pe_dev_rma", 2); }
 Test(gpu_device, rma_n4) { dev_run("pe_dev_rma", 4); }
+/* PE 15 puts to PE 16 and 16 to 17: peers past the device state's inline
+ * table (GSHMEMI_DEV_PEER_INLINE), found through the peer table. */
+Test(gpu_device, rma_n18) { dev_run_with("pe_dev_rma", NULL, 18, "GSHMEM_SYMMETRIC_SIZE=64M"); }
 Test(gpu_device, sync_n2) { dev_run("pe_dev_sync", 2); }
 Test(gpu_device, sync_n4) { dev_run("pe_dev_sync", 4); }
 Test(gpu_device, amo_n2) { dev_run("pe_dev_amo", 2); }

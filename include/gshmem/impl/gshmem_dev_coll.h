@@ -140,9 +140,9 @@ GSHMEMI_DEV void gshmemi_dev_coll_source(const char *call, const void *source, s
         gshmemi_dev_fail_addr(call, "source", source, n);
 }
 
-GSHMEMI_DEV int gshmemi_dev_broadcast(const char *call, gshmem_team_t team, void *dest,
-                                      const void *source, size_t n, int root,
-                                      gshmemi_dev_group_t g)
+GSHMEMI_DEV_BODY int gshmemi_dev_broadcast(const char *call, gshmem_team_t team, void *dest,
+                                           const void *source, size_t n, int root,
+                                           gshmemi_dev_group_t g)
 {
     gshmemi_dev_team_t t = gshmemi_dev_team_get(call, team);
     if (root < 0 || root >= t.size)
@@ -159,8 +159,9 @@ GSHMEMI_DEV int gshmemi_dev_broadcast(const char *call, gshmem_team_t team, void
 
 /* fcollect (all false: every member gets source) and alltoall (all: team
  * PE k gets block k of source); this PE's block lands at my_idx * n. */
-GSHMEMI_DEV int gshmemi_dev_push(const char *call, gshmem_team_t team, void *dest,
-                                 const void *source, size_t n, bool all, gshmemi_dev_group_t g)
+GSHMEMI_DEV_BODY int gshmemi_dev_push(const char *call, gshmem_team_t team, void *dest,
+                                      const void *source, size_t n, bool all,
+                                      gshmemi_dev_group_t g)
 {
     gshmemi_dev_team_t t = gshmemi_dev_team_get(call, team);
     char *d = (char *)dest + gshmemi_dev_coll_bytes(call, n, (size_t)t.my_idx);

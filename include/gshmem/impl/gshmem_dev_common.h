@@ -157,12 +157,16 @@ GSHMEMI_DEV void gshmemi_dev_check_local(const char *call, const char *what,
 
 /* ---- address translation ----------------------------------------------------- */
 
-/* addr's twin at pe as a load/store address here, or NULL (queue path). */
+/* addr's twin at pe as a load/store address here, or NULL (queue path).
+ * The first GSHMEMI_DEV_PEER_INLINE PEs from the state itself (constant
+ * memory), the others from the peer table. */
 GSHMEMI_DEV char *gshmemi_dev_peer_addr(const void *addr, int pe)
 {
     const gshmemi_dev_state_t &s = gshmemi_dstate;
     if (pe == s.my_pe)
         return (char *)addr;
+    if ((unsigned)pe < GSHMEMI_DEV_PEER_INLINE)
+        return ((s.peer_mask >> pe) & 1u) != 0 ? (char *)addr + s.peer_delta[pe] : NULL;
     if (s.peer_base == NULL)
         return NULL;
     char *b = (char *)gshmemi_dev_ldg_u64((const unsigned long long *)&s.peer_base[pe]);
@@ -240,32 +244,79 @@ GSHMEMI_DEV void gshmemi_dev_copy_bytes(char *d, const char *s, size_t n, gshmem
         d[i] = s[i];
 }
 
+/* One naturally aligned word of p (8, 4, 2, 1) bytes at d + o from s + o,
+ * written when this thread is the group's rank for piece k (pieces of a
+ * head or a tail: at most four, k < size gives each its own thread). */
+GSHMEMI_DEV void gshmemi_dev_copy_piece(char *d, const char *s, size_t o, unsigned p, unsigned k,
+                                        gshmemi_dev_group_t g)
+{
+    if ((k < g.size ? k : k % g.size) != g.rank)
+        return;
+    switch (p) {
+    case 8: *(uint64_t *)(d + o) = *(const uint64_t *)(s + o); break;
+    case 4: *(uint32_t *)(d + o) = *(const uint32_t *)(s + o); break;
+    case 2: *(uint16_t *)(d + o) = *(const uint16_t *)(s + o); break;
+    default: d[o] = s[o]; break;
+    }
+}
+
+/* The head (from d up to the next multiple of w: 1, 2, 4 then 8 bytes as
+ * d's address bits say) or the tail (n < w bytes from a multiple of w: 8,
+ * 4, 2 then 1 as n's bits say) of a copy whose words are w bytes wide:
+ * aligned words, not bytes, so an 8-byte put is one store. */
+GSHMEMI_DEV void gshmemi_dev_copy_head(char *d, const char *s, size_t w, gshmemi_dev_group_t g)
+{
+    unsigned k = 0;
+    size_t o = 0;
+#pragma unroll
+    for (unsigned p = 1; p < 16; p <<= 1)
+        if (p < w && (((uintptr_t)d + o) & p)) {
+            gshmemi_dev_copy_piece(d, s, o, p, k++, g);
+            o += p;
+        }
+}
+
+GSHMEMI_DEV void gshmemi_dev_copy_tail(char *d, const char *s, size_t n, gshmemi_dev_group_t g)
+{
+    unsigned k = 0;
+    size_t o = 0;
+#pragma unroll
+    for (unsigned p = 8; p > 0; p >>= 1)
+        if (n & p) {
+            gshmemi_dev_copy_piece(d, s, o, p, k++, g);
+            o += p;
+        }
+}
+
 /* n bytes, widest words (16, 8, 4, 2, 1 bytes) that both addresses can
- * share: a byte head up to the alignment, the words, a byte tail. */
+ * share: a head up to the alignment, the words, a tail; head and tail in
+ * aligned words (gshmemi_dev_copy_head, _tail). */
 GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_dev_group_t g)
 {
     char *d = (char *)dst;
     const char *s = (const char *)src;
-    unsigned diff = (unsigned)(((uintptr_t)d ^ (uintptr_t)s) & 15u);
+    uintptr_t a = (uintptr_t)d;
+    unsigned diff = (unsigned)((a ^ (uintptr_t)s) & 15u);
     size_t w = diff == 0 ? 16 : (diff & 7u) == 0 ? 8 : (diff & 3u) == 0 ? 4
              : (diff & 1u) == 0 ? 2 : 1;
-    size_t head = (w - ((uintptr_t)d & (w - 1))) & (w - 1);
-    if (head > n)
-        head = n;
+    size_t head = (w - (a & (w - 1))) & (w - 1);
+    if (w == 1 || head > n) {   /* no common alignment, or short of the first word: bytes */
+        gshmemi_dev_copy_bytes(d, s, n, g);
+        return;
+    }
     size_t nw = (n - head) / w, body = nw * w;
-    gshmemi_dev_copy_bytes(d, s, head, g);
+    if (head > 0)
+        gshmemi_dev_copy_head(d, s, w, g);
     d += head;
     s += head;
     switch (w) {
     case 16: gshmemi_dev_copy_words((int4 *)d, (const int4 *)s, nw, g); break;
     case 8: gshmemi_dev_copy_words((uint64_t *)d, (const uint64_t *)s, nw, g); break;
     case 4: gshmemi_dev_copy_words((uint32_t *)d, (const uint32_t *)s, nw, g); break;
-    case 2: gshmemi_dev_copy_words((uint16_t *)d, (const uint16_t *)s, nw, g); break;
-    default: break;
+    default: gshmemi_dev_copy_words((uint16_t *)d, (const uint16_t *)s, nw, g); break;
     }
-    if (w == 1)
-        body = 0;   /* the byte loop below copies everything */
-    gshmemi_dev_copy_bytes(d + body, s + body, n - head - body, g);
+    if (n - head - body > 0)
+        gshmemi_dev_copy_tail(d + body, s + body, n - head - body, g);
 }
 
 /* gshmemi_dev_exch_u32/_u64 (relaxed, system scope): impl/gshmem_dev_port.h */

@@ -64,6 +64,7 @@ typedef hipError_t gshmemi_rt_error_t;
 #include <stdint.h>
 #define GSHMEMI_DEV __device__ __forceinline__
 #define GSHMEMI_DEV_COLD static __device__ __attribute__((noinline))
+#define GSHMEMI_DEV_BODY static __device__ __attribute__((noinline))
 /* clang rejects a __device__ definition of a function declared __host__
  * __device__ (the GSHMEM_HD names): their bodies are __host__ __device__,
  * present in the device pass only (host calls link to libgshmem). */
@@ -135,6 +136,12 @@ typedef cudaError_t gshmemi_rt_error_t;
 #include <stdint.h>
 #define GSHMEMI_DEV __device__ __forceinline__
 #define GSHMEMI_DEV_COLD static __device__ __noinline__
+/* The body of a team collective: compiled once per translation unit (and
+ * template arguments), called by its thread, warp and block forms, not
+ * inlined into each call site: a kernel that makes many team calls would
+ * otherwise hold as many copies (minutes of ptxas per test program); a
+ * call costs nothing next to the team sync each body makes. */
+#define GSHMEMI_DEV_BODY static __device__ __noinline__
 #define GSHMEMI_DEV_API __device__ __forceinline__
 #define GSHMEMI_DEV_WARP_SIZE 32u
 typedef unsigned gshmemi_dev_lanemask_t;

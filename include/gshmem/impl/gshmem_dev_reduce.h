@@ -230,7 +230,7 @@ GSHMEMI_DEV void gshmemi_dev_reduce_mapped(const gshmemi_dev_team_t &t, T *dest,
 }
 
 template <typename T, typename Op>
-GSHMEMI_DEV int gshmemi_dev_reduce(const char *call, gshmem_team_t team, T *dest,
+GSHMEMI_DEV_BODY int gshmemi_dev_reduce(const char *call, gshmem_team_t team, T *dest,
                                    const T *source, size_t nreduce, Op op,
                                    gshmemi_dev_group_t g)
 {

@@ -25,8 +25,14 @@ extern "C" {
 #endif
 
 /* Bump on any change of gshmemi_dev_state_t's layout or meaning (2: the
- * device teams, team_area). */
-#define GSHMEMI_DEV_STATE_ABI 2u
+ * device teams, team_area; 3: the inline peer table). */
+#define GSHMEMI_DEV_STATE_ABI 3u
+
+/* PEs whose heap offsets the state holds itself (peer_delta): their
+ * address lookup is a constant-cache hit, where the peer_base table is a
+ * global load that a system fence sends back to L2 (0.13 us a put,
+ * docs/results/p2p-small-2026-11-26). */
+#define GSHMEMI_DEV_PEER_INLINE 16
 
 /* Bytes the runtime reserves in the symmetric heap for the device
  * barriers (same offset on every PE; zeroed before the init barrier).
@@ -100,6 +106,11 @@ typedef struct gshmemi_dev_state {
      * NULL when not published */
     char *team_area;
     uint64_t reserved[3];     /* zero */
+    /* peer_base[pe] - heap_base for pe < GSHMEMI_DEV_PEER_INLINE, where
+     * bit pe of peer_mask says the PE is mapped (0 elsewhere) */
+    uint32_t peer_mask;
+    uint32_t pad0;
+    int64_t peer_delta[GSHMEMI_DEV_PEER_INLINE];
 } gshmemi_dev_state_t;
 
 /* Copies *s into one TU's __constant__ state; returns 0 or a cudaError_t. */

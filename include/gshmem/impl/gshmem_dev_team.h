@@ -216,8 +216,8 @@ GSHMEMI_DEV_API int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe,
 
 /* barrier (quiet) or sync of team by group g; returns 0 (an invalid team
  * traps). */
-GSHMEMI_DEV int gshmemi_dev_team_sync(const char *call, gshmem_team_t team, bool quiet,
-                                      gshmemi_dev_group_t g)
+GSHMEMI_DEV_BODY int gshmemi_dev_team_sync(const char *call, gshmem_team_t team, bool quiet,
+                                           gshmemi_dev_group_t g)
 {
     gshmemi_dev_team_t t = gshmemi_dev_team_get(call, team);
     gshmemi_dev_team_sync_group(call, team, t, g, quiet);

@@ -118,8 +118,33 @@ static void *const *gshmemi_dstate_peer_bases(gshmemi_state_t *g)
     return NULL;
 }
 
+/* The inline peer table (gshmemi_dev_state_t.peer_mask, peer_delta) from
+ * the device table of peer bases: a copy back to the host, once at init. */
+static int gshmemi_dstate_peer_inline(gshmemi_dev_state_t *s)
+{
+    void *bases[GSHMEMI_DEV_PEER_INLINE];
+    int n = s->n_pes < GSHMEMI_DEV_PEER_INLINE ? s->n_pes : GSHMEMI_DEV_PEER_INLINE;
+
+    if (s->peer_base == NULL || n <= 0)
+        return GSHMEM_SUCCESS;
+    cudaError_t e = cudaMemcpy(bases, (const void *)s->peer_base, (size_t)n * sizeof(void *),
+                               cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "device state: cudaMemcpy of the peer table: %s",
+                      cudaGetErrorString(e));
+        return GSHMEM_ERR_NO_DEVICE;
+    }
+    for (int pe = 0; pe < n; pe++)
+        if (bases[pe] != NULL) {
+            s->peer_mask |= 1u << pe;
+            s->peer_delta[pe] = (int64_t)((uintptr_t)bases[pe] - (uintptr_t)s->heap_base);
+        }
+    return GSHMEM_SUCCESS;
+}
+
 /* The barrier area, then the team area: one reservation. */
 #define GSHMEMI_DSTATE_RESERVED (GSHMEMI_DEV_SYNC_BYTES + GSHMEMI_DEV_TEAM_AREA_BYTES)
+_Static_assert(GSHMEMI_DEV_PEER_INLINE <= 32, "peer_mask has a bit per inline peer");
 _Static_assert(GSHMEMI_DEV_TEAM_SLOTS == GSHMEM_TEAM_MAX,
                "one device team descriptor per team slot");
 _Static_assert(sizeof(gshmemi_dev_team_t) * GSHMEMI_DEV_TEAM_SLOTS ==
@@ -158,6 +183,10 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     /* GSHMEM_DEVICE_QUEUE_ONLY: no load/store peers for the device (the host
      * transports still use them): every remote call takes the queue path */
     s.peer_base = g->cfg.device_queue_only ? NULL : gshmemi_dstate_peer_bases(g);
+    if ((rc = gshmemi_dstate_peer_inline(&s)) != GSHMEM_SUCCESS) {
+        gshmemi_alloc_put(g->heap.alloc, off);
+        return rc;
+    }
     s.sync_base = sync;
     s.sync_off = off;
     s.channels = gshmemi_proxy_queue();   /* NULL when no proxy engine runs */
