@@ -8,9 +8,11 @@
  *     broadcastmem / fcollectmem / alltoallmem, reductions (int sum,
  *     float min, double sum in place, uint64 xor), each followed by a
  *     barrier, then team_sync; sync_all after each team (every PE); at
- *     P <= 4 also over 64 KiB (80 KB broadcast and reductions, 160 KB in
- *     place, 80 KB fcollect parts, 32 KB alltoall blocks), where a team
- *     the device maps takes the grid forms;
+ *     P <= 4 also large enough for the grid forms on a team the device
+ *     maps (src/api/stream/stream_impl.h: from 512 KiB stored per member,
+ *     a relayed broadcast from 2 MiB): 800 KB broadcast (relayed from 3
+ *     team PEs) and reductions, 1.6 MB in place, 320 KB fcollect parts
+ *     and alltoall blocks;
  * (2) a CUDA graph: the sources come from a device round counter, then a
  *     reduction on WORLD, a broadcast on "all" with the last PE as root,
  *     an fcollect and an alltoall, the three syncs, a kernel checking
@@ -111,8 +113,8 @@ static void t_calls(gshmem_team_t t, char *dst, char *src, int *round)
         [&] { return gshmemx_double_sum_reduce_on_stream(t, sd, sd, N, st); });
     one(C_REDUCE, R_XOR, t, du, su, N, 0, round,
         [&] { return gshmemx_uint64_xor_reduce_on_stream(t, du, su, N, st); });
-    if (npes <= 4) {   /* the grid forms: > 64 KiB on a team the device maps (P2P) */
-        const size_t B = 20000, F = 10000, A = 4096;
+    if (npes <= 4) {   /* the grid forms on a team the device maps (P2P) */
+        const size_t B = 200000, F = 40000, A = 40000;
         one(C_BCAST, 0, t, di, si, B, tn - 1, round,
             [&] { return gshmemx_int_broadcast_on_stream(t, di, si, B, tn - 1, st); });
         one(C_FCOLLECT, 0, t, dd, sd, F, 0, round,
@@ -247,7 +249,7 @@ int main(int argc, char **argv)
     errs = pe_dev_errs_new();
     CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     gshmem_team_t all = tsplit(0, 1, npes), part = tsplit_part();
-    size_t max = (size_t)N * 64 * sizeof(uint64_t);
+    size_t max = (size_t)4 << 20;   /* the grid calls' largest: 4 x 320 KB, 1.6 MB */
     char *dst = (char *)pe_dev_sym(max), *src = (char *)pe_dev_sym(max);
     int *round = NULL;
     CU(cudaMalloc((void **)&round, sizeof(int)));

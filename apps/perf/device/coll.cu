@@ -1,9 +1,15 @@
-/* coll.cu: gshmem-perf-dev-coll. Team collectives on a stream over
- * GSHMEM_TEAM_WORLD, the rows that scripts/nccl_coll.py times for NCCL
- * (docs/BENCHMARKS.md, team collectives): all-reduce (gshmemx_float_sum_reduce_on_stream),
- * broadcast from PE 0 (gshmemx_broadcastmem_on_stream) and fcollect
- * (gshmemx_fcollectmem_on_stream, NCCL's all_gather). SIZE is the bytes
- * each PE contributes (all-reduce, fcollect) or the root sends (broadcast).
+/* coll.cu: gshmem-perf-dev-coll. Team collectives over GSHMEM_TEAM_WORLD,
+ * the rows that scripts/nccl_coll.py times for NCCL (docs/BENCHMARKS.md,
+ * team collectives): all-reduce, broadcast from PE 0 and fcollect (NCCL's
+ * all_gather), in one of two forms (-F):
+ *   stream  the on-stream calls (gshmemx_float_sum_reduce_on_stream,
+ *           gshmemx_broadcastmem_on_stream, gshmemx_fcollectmem_on_stream);
+ *   block   the device calls' block forms (gshmemx_float_sum_reduce_block,
+ *           gshmemx_broadcastmem_block, gshmemx_fcollectmem_block) made by
+ *           one block of CB_BLOCK_NT threads of the benchmark's own kernel:
+ *           what a kernel writer gets from one block (one SM's stores).
+ * SIZE is the bytes each PE contributes (all-reduce, fcollect) or the root
+ * sends (broadcast).
  *
  * A sample is one call between two events on the benchmark's stream, after
  * a barrier (every PE enters together, and dest is free); the sample is the
@@ -13,18 +19,20 @@
  * and fcollect on fresh random bytes, every element of every PE's dest.
  *
  *   gshmemrun -n P gshmem-perf-dev-coll [-b 8] [-e 256M] [-f 4] [-O reduce,bcast,fcollect]
- *                                       [-P 4]
+ *                                       [-P 4] [-F stream|block]
  */
 #include <string.h>
 #include <vector>
 
 #include <gshmem.h>
+#include <gshmem_device.h>
 #include <gshmemx.h>
 
 #include "bench_dev.h"
 
 #define CB_NAME "gshmem-perf-dev-coll"
 #define CB_SEED 0x636f6c6cull   /* "coll" */
+#define CB_BLOCK_NT 512            /* -F block: threads of the one block (the on-stream kernels' count) */
 
 typedef enum { CB_REDUCE, CB_BCAST, CB_FCOLLECT, CB_NOPS } cb_op_t;
 static const char *const cb_op_names[CB_NOPS] = {"reduce", "bcast", "fcollect"};
@@ -32,6 +40,7 @@ static const char *const cb_op_names[CB_NOPS] = {"reduce", "bcast", "fcollect"};
 typedef struct cb_ctx {
     int want[CB_NOPS];
     int max_pes;             /* -P: the heap holds dest for this many PEs */
+    int block_form;          /* -F block: the device calls' block forms in our own kernel */
     char *src, *dst;         /* symmetric: max_size, n_pes x max_size */
     bdev_timer_t timer;
 } cb_ctx_t;
@@ -41,6 +50,14 @@ static int cb_opt(int opt, const char *arg, void *ctx)
     cb_ctx_t *c = (cb_ctx_t *)ctx;
     if (opt == 'P')
         return bdev_parse_int(CB_NAME, opt, arg, 2, &c->max_pes);
+    if (opt == 'F') {
+        if (strcmp(arg, "stream") != 0 && strcmp(arg, "block") != 0) {
+            fprintf(stderr, "%s: -F %s: unknown form (stream, block)\n", CB_NAME, arg);
+            return -1;
+        }
+        c->block_form = strcmp(arg, "block") == 0;
+        return 0;
+    }
     memset(c->want, 0, sizeof c->want);
     char buf[128];
     snprintf(buf, sizeof buf, "%s", arg);
@@ -58,11 +75,26 @@ static int cb_opt(int opt, const char *arg, void *ctx)
     return 0;
 }
 
+/* -F block: one block makes the device call (every thread, block form). */
+__global__ void cb_block_k(cb_op_t op, char *dst, const char *src, size_t s)
+{
+    if (op == CB_REDUCE)
+        (void)gshmemx_float_sum_reduce_block(GSHMEM_TEAM_WORLD, (float *)dst, (const float *)src,
+                                             s / sizeof(float));
+    else if (op == CB_BCAST)
+        (void)gshmemx_broadcastmem_block(GSHMEM_TEAM_WORLD, dst, src, s, 0);
+    else
+        (void)gshmemx_fcollectmem_block(GSHMEM_TEAM_WORLD, dst, src, s);
+}
+
 static void cb_call(cb_ctx_t *c, cb_op_t op, size_t s)
 {
     int rc = 0;
     cudaStream_t st = c->timer.stream;
-    if (op == CB_REDUCE)
+    if (c->block_form) {
+        cb_block_k<<<1, CB_BLOCK_NT, 0, st>>>(op, c->dst, c->src, s);
+        BCU(cudaGetLastError());
+    } else if (op == CB_REDUCE)
         rc = gshmemx_float_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, (float *)c->dst,
                                                 (const float *)c->src, s / sizeof(float), st);
     else if (op == CB_BCAST)
@@ -166,10 +198,12 @@ int main(int argc, char **argv)
     o.iters = 20;
     o.warmup = 3;
     c.max_pes = 4;
-    perf_extra_opts_t extra = {"O:P:",
+    perf_extra_opts_t extra = {"O:P:F:",
                                "  -O LIST  operations, comma-separated: reduce, bcast, fcollect "
                                "(default all)\n"
-                               "  -P N     most PEs the heap is sized for (default 4)\n",
+                               "  -P N     most PEs the heap is sized for (default 4)\n"
+                               "  -F FORM  stream: the on-stream calls (default); block: the device "
+                               "calls' block forms, one block of 512 threads\n",
                                cb_opt, &c};
     int prc = perf_opts_parse(&o, argc, argv, &extra);
     if (prc != 0)
@@ -185,10 +219,14 @@ int main(int argc, char **argv)
     c.src = (char *)brt_malloc(o.max_size);
     c.dst = (char *)brt_malloc(o.max_size * (size_t)n);
     bdev_timer_init(&c.timer);
-    char line[160];
-    snprintf(line, sizeof line, "GSHMEM_TEAM_WORLD, on a stream; op 0 = float sum all-reduce, "
-             "1 = broadcast from PE 0, 2 = fcollect; GB/s = bytes per PE / time");
-    bdev_banner(&o, "team collectives on a stream", line);
+    char line[200];
+    char form[64] = "on a stream";
+    if (c.block_form)
+        snprintf(form, sizeof form, "block forms in one block of %d threads", CB_BLOCK_NT);
+    snprintf(line, sizeof line, "GSHMEM_TEAM_WORLD, %s; op 0 = float sum all-reduce, "
+             "1 = broadcast from PE 0, 2 = fcollect; GB/s = bytes per PE / time", form);
+    bdev_banner(&o, c.block_form ? "team collectives, device block forms" :
+                                   "team collectives on a stream", line);
     static const char *const names[] = {"size(B)", "op", "median(us)", "GB/s"};
     static const int decimals[] = {0, 0, 2, 3};
     perf_table_t t;

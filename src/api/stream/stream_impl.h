@@ -94,8 +94,14 @@ int gshmemi_stream_team_sync_launch(gshmem_team_t team, int quiet, cudaStream_t 
 enum { GSHMEMI_SCOLL_BROADCAST, GSHMEMI_SCOLL_FCOLLECT, GSHMEMI_SCOLL_ALLTOALL,
        GSHMEMI_SCOLL_BROADCAST_RELAY /* grid only: members relay the root's data */ };
 /* blocks > 0: the grid form (every member mapped, checked by the caller):
- * that many blocks move the data, one-block team syncs around them. */
-#define GSHMEMI_STREAM_GRID_MIN (64u * 1024u)   /* bytes from which the grid forms run */
+ * that many blocks move the data, one-block team syncs around them. The
+ * grid forms cost two more kernels than the one block, so they run from
+ * GRID_MIN bytes stored per member (a reduction's 2 x its array, a push's
+ * array x members), a relayed broadcast from RELAY_MIN: the crossovers of
+ * the two forms at P = 2 and 4 (docs/results/devcoll-2026-11-26-s9). */
+#define GSHMEMI_STREAM_GRID_MIN (512u * 1024u)
+#define GSHMEMI_STREAM_RELAY_MIN (2u * 1024u * 1024u)
+#define GSHMEMI_STREAM_GRID_UNIT (64u * 1024u)   /* bytes per block of the grid forms */
 int gshmemi_stream_coll_launch(int kind, gshmem_team_t team, void *dest, const void *source,
                                size_t n, int root, int blocks, cudaStream_t stream);
 /* gshmemx_<T>_<op>_reduce_block on the sized type dt (the C types map onto

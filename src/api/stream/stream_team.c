@@ -31,15 +31,16 @@ static gshmemi_team_t *gshmemi_stream_team(const char *call, gshmem_team_t team)
     return t;
 }
 
-/* Blocks of the grid form for a call moving bytes per member (the root's
- * or each member's part), 0 for the one-block kernel: small calls, or a
- * member the device reaches only by the queue path. One block per 64 KiB,
- * at most 64 (the rows of docs/results/devcoll-* chose these). */
+/* Blocks of the grid form for a call that stores bytes per member (the
+ * root's pushes, each member's, a reduction's reads and stores), 0 for the
+ * one-block kernel: below GSHMEMI_STREAM_GRID_MIN, or a member the device
+ * reaches only by the queue path. One block per GRID_UNIT, at most 64 (the
+ * rows of docs/results/devcoll-* chose these). */
 static int gshmemi_stream_grid_blocks(const gshmemi_team_t *t, size_t bytes)
 {
     if (bytes < GSHMEMI_STREAM_GRID_MIN || !gshmemi_device_team_mapped(t->pes, t->size))
         return 0;
-    size_t b = bytes / GSHMEMI_STREAM_GRID_MIN;
+    size_t b = bytes / GSHMEMI_STREAM_GRID_UNIT;
     return b > 64 ? 64 : (int)b;
 }
 
@@ -101,9 +102,16 @@ static int gshmemi_stream_coll(const char *call, int kind, gshmem_team_t team, v
     if (kind == GSHMEMI_SCOLL_ALLTOALL && team == GSHMEM_TEAM_WORLD && gshmemi_stream_ce_size(n))
         e = gshmemi_stream_alltoall_world(call, dest, source, n, stream);   /* copy engines */
     else {
-        int blocks = gshmemi_stream_grid_blocks(t, n * (size_t)t->size);
-        if (kind == GSHMEMI_SCOLL_BROADCAST && blocks > 0 && t->size >= 3)
-            kind = GSHMEMI_SCOLL_BROADCAST_RELAY;   /* the root's link carries it once */
+        size_t moved = n * (size_t)t->size;
+        int blocks = gshmemi_stream_grid_blocks(t, moved);
+        /* 3+ PEs: a grid broadcast relays (the root's link carries it once),
+         * from RELAY_MIN; below that one block wins over its extra kernel. */
+        if (kind == GSHMEMI_SCOLL_BROADCAST && blocks > 0 && t->size >= 3) {
+            if (moved >= GSHMEMI_STREAM_RELAY_MIN)
+                kind = GSHMEMI_SCOLL_BROADCAST_RELAY;
+            else
+                blocks = 0;
+        }
         e = gshmemi_stream_coll_launch(kind, team, dest, source, n, root, blocks, stream);
     }
     gshmemi_stream_team_launched(call, e, "the collective kernel", stream);
@@ -159,7 +167,7 @@ static int gshmemi_stream_reduce(const char *call, gshmem_team_t team, void *des
         (void)gshmemi_check_sym(call, "source", source, n);
     }
     int e = gshmemi_stream_reduce_launch(dt, op, team, dest, source, nreduce,
-                                         gshmemi_stream_grid_blocks(t, n), stream);
+                                         gshmemi_stream_grid_blocks(t, 2 * n), stream);
     gshmemi_stream_team_launched(call, e, "the reduction kernel", stream);
     return GSHMEM_SUCCESS;
 }
