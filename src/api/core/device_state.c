@@ -122,6 +122,7 @@ static void *const *gshmemi_dstate_peer_bases(gshmemi_state_t *g)
  * the device table of peer bases: a copy back to the host, once at init. */
 static int gshmemi_dstate_peer_inline(gshmemi_dev_state_t *s)
 {
+#if defined(GSHMEM_HAVE_CUDA)
     void *bases[GSHMEMI_DEV_PEER_INLINE];
     int n = s->n_pes < GSHMEMI_DEV_PEER_INLINE ? s->n_pes : GSHMEMI_DEV_PEER_INLINE;
 
@@ -131,7 +132,7 @@ static int gshmemi_dstate_peer_inline(gshmemi_dev_state_t *s)
                                cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) {
         GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "device state: cudaMemcpy of the peer table: %s",
-                      cudaGetErrorString(e));
+                      gshmemi_dstate_cuda_error((int)e));
         return GSHMEM_ERR_NO_DEVICE;
     }
     for (int pe = 0; pe < n; pe++)
@@ -139,6 +140,9 @@ static int gshmemi_dstate_peer_inline(gshmemi_dev_state_t *s)
             s->peer_mask |= 1u << pe;
             s->peer_delta[pe] = (int64_t)((uintptr_t)bases[pe] - (uintptr_t)s->heap_base);
         }
+#else
+    (void)s;   /* no CUDA heap without CUDA: nothing is mapped */
+#endif
     return GSHMEM_SUCCESS;
 }
 
