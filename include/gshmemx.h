@@ -87,9 +87,11 @@ void gshmemx_quiet_on_stream(cudaStream_t stream);
 void gshmemx_barrier_all_on_stream(cudaStream_t stream);
 
 /* ---- team calls --------------------------------------------------------------
- * NVSHMEM's on-stream collectives: each enqueues ONE kernel running the
+ * NVSHMEM's on-stream collectives: each enqueues one kernel running the
  * device call's block form (gshmem_device.h: gshmemx_barrier_block,
- * gshmemx_broadcastmem_block, gshmemx_<T>_<op>_reduce_block, ...): no host
+ * gshmemx_broadcastmem_block, gshmemx_<T>_<op>_reduce_block, ...), or, from
+ * 512 KiB stored per member on a team the device reaches by load/store, a
+ * grid kernel between two one-block team syncs (docs/DESIGN.md): no host
  * synchronization and no allocation, so they can be captured into CUDA
  * graphs. When the stream's next operation starts, the call is complete on
  * this PE (dest holds the result, source may be reused). Any team of the
