@@ -101,7 +101,28 @@ Test(ofi_am_host, rails8_tcp_n4, .timeout = 300) { rails_check("ofi-tcp", 4, 8);
 /* A peer killed mid-transfer: PE 1 raises SIGKILL between its nbi puts and
  * its quiet while the others stream to it and wait in quiet for its
  * acknowledgements. The job must end (not hang) with a message naming the
- * PE, well before the 60 s this allows. */
+ * PE, well before the 60 s this allows: gshmemrun's "PE 1 ... was killed by
+ * signal 9", or, when the dying process outlasts the launcher's 1 s wait
+ * for its exit status after its bootstrap connection closed (seen once in
+ * CI over ofi/shm at 4 PEs on 2 busy cores: the exit took seconds while the
+ * others' shm provider kept copying into its memory), "PE 1 ... closed its
+ * bootstrap connection without gshmem_finalize". */
+/* 1 when gshmemrun's own line for PE 1 says it was killed or lost. */
+static int kill_named(const char *out)
+{
+    for (const char *l = strstr(out, "gshmemrun: PE 1 (pid "); l != NULL;
+         l = strstr(l + 1, "gshmemrun: PE 1 (pid ")) {
+        const char *end = strchr(l, '\n');
+        size_t len = end != NULL ? (size_t)(end - l) : strlen(l);
+        static const char killed[] = ") was killed by signal 9";
+        static const char lost[] = ") closed its bootstrap connection without gshmem_finalize";
+        if (memmem(l, len, killed, sizeof killed - 1) != NULL ||
+            memmem(l, len, lost, sizeof lost - 1) != NULL)
+            return 1;
+    }
+    return 0;
+}
+
 static void kill_check(const char *tp, int n)
 {
     test_require_probe("tests/pe/pe_ofi_cuda", "probe-host", "");
@@ -115,8 +136,8 @@ static void kill_check(const char *tp, int n)
     cr_assert(r.status != 0 && r.seconds < 60, "%s -n %d: the job should end with an error soon "
               "after PE 1 died (status %d after %.1f s):\n%s", tp, n, r.status, r.seconds,
               test_tail(&r));
-    cr_assert(strstr(r.output, "PE 1") != NULL && strstr(r.output, "killed") != NULL,
-              "%s -n %d: no message naming the killed PE 1:\n%s", tp, n, test_tail(&r));
+    cr_assert(kill_named(r.output), "%s -n %d: no message naming the killed PE 1:\n%s", tp, n,
+              test_tail(&r));
     test_run_free(&r);
 }
 
