@@ -104,8 +104,9 @@ Test(ofi_am_host, rails8_tcp_n4, .timeout = 300) { rails_check("ofi-tcp", 4, 8);
  * PE, well before the 60 s this allows: gshmemrun's "PE 1 ... was killed by
  * signal 9", or, when the dying process outlasts the launcher's 1 s wait
  * for its exit status after its bootstrap connection closed (seen once in
- * CI over ofi/shm at 4 PEs on 2 busy cores: the exit took seconds while the
- * others' shm provider kept copying into its memory), "PE 1 ... closed its
+ * CI over ofi/shm at 4 PEs on 2 busy cores: the job took 15 s; likely the
+ * exit waited on the others' shm provider copying into its memory, not
+ * verified), "PE 1 ... closed its
  * bootstrap connection without gshmem_finalize". */
 /* 1 when gshmemrun's own line for PE 1 says it was killed or lost. */
 static int kill_named(const char *out)
