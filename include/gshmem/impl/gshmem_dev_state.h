@@ -31,7 +31,7 @@ extern "C" {
 /* PEs whose heap offsets the state holds itself (peer_delta): their
  * address lookup is a constant-cache hit, where the peer_base table is a
  * global load that a system fence sends back to L2 (0.13 us a put,
- * docs/results/p2p-small-2026-11-26). */
+ * docs/results/device-perf-2026-11-26). */
 #define GSHMEMI_DEV_PEER_INLINE 16
 
 /* Bytes the runtime reserves in the symmetric heap for the device
