@@ -222,19 +222,30 @@ GSHMEMI_DEV gshmemi_dev_group_t gshmemi_dev_block(void)
 
 /* ---- the copy loop --------------------------------------------------------------- */
 
-/* nw words of W from s to d, split over the group, four loads in flight. */
+/* nw words of W from s to d, split over the group. Loads in flight per
+ * thread: 4 in groups under 256 threads (a thread's or a warp's put is
+ * bound by the loads' latency: with 2, one thread's 4 KiB put took 1.8x as
+ * long), 2 in larger ones (one block's 32-64 KiB put: 35-43 GB/s with 2,
+ * 32-34 with 4, 34-39 with 1); the last words two at a time
+ * (docs/results/device-perf-2026-11-26-s10). */
 template <typename W>
 GSHMEMI_DEV void gshmemi_dev_copy_words(W *d, const W *s, size_t nw, gshmemi_dev_group_t g)
 {
     size_t i = g.rank, st = g.size;
-    for (; i + 3 * st < nw; i += 4 * st) {
-        W a = s[i], b = s[i + st], c = s[i + 2 * st], e = s[i + 3 * st];
+    if (st < 256)
+        for (; i + 3 * st < nw; i += 4 * st) {
+            W a = s[i], b = s[i + st], c = s[i + 2 * st], e = s[i + 3 * st];
+            d[i] = a;
+            d[i + st] = b;
+            d[i + 2 * st] = c;
+            d[i + 3 * st] = e;
+        }
+    for (; i + st < nw; i += 2 * st) {
+        W a = s[i], b = s[i + st];
         d[i] = a;
         d[i + st] = b;
-        d[i + 2 * st] = c;
-        d[i + 3 * st] = e;
     }
-    for (; i < nw; i += st)
+    if (i < nw)
         d[i] = s[i];
 }
 
@@ -290,37 +301,51 @@ GSHMEMI_DEV void gshmemi_dev_copy_tail(char *d, const char *s, size_t n, gshmemi
 
 /* n bytes, widest words (16, 8, 4, 2, 1 bytes) that both addresses can
  * share: a head up to the alignment, the words, a tail; head and tail in
- * aligned words (gshmemi_dev_copy_head, _tail). */
+ * aligned words (gshmemi_dev_copy_head, _tail). Every thread of a block
+ * runs this setup, and at 4 KiB it costs more than the stores: the common
+ * case (both addresses and n multiples of 16) decides with one test. */
 GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_dev_group_t g)
 {
     char *d = (char *)dst;
     const char *s = (const char *)src;
     uintptr_t a = (uintptr_t)d;
-    unsigned diff = (unsigned)((a ^ (uintptr_t)s) & 15u);
-    /* log2 of the word: shifts, not a 64-bit division, every thread of a
-     * block runs this (with 1024 threads, a division per call cost more
-     * than moving 4 KiB) */
-    unsigned lw = diff == 0 ? 4u : (diff & 7u) == 0 ? 3u : (diff & 3u) == 0 ? 2u
-                : (diff & 1u) == 0 ? 1u : 0u;
-    size_t w = (size_t)1 << lw;
-    size_t head = (w - (a & (w - 1))) & (w - 1);
-    if (w == 1 || head > n) {   /* no common alignment, or short of the first word: bytes */
-        gshmemi_dev_copy_bytes(d, s, n, g);
-        return;
+    unsigned lw = 4u;   /* log2 of the word */
+    size_t nw = n >> 4, tail = 0;
+    if ((((unsigned)a | (unsigned)(uintptr_t)s | (unsigned)n) & 15u) != 0) {
+        unsigned m = (unsigned)n - 1u;
+        /* 1, 2, 4 or 8 bytes, both aligned to it: one word (a p) */
+        if (n - 1 < 15 && (n & m) == 0 && (((unsigned)a | (unsigned)(uintptr_t)s) & m) == 0) {
+            gshmemi_dev_copy_piece(d, s, 0, (unsigned)n, 0, g);
+            return;
+        }
+        unsigned diff = (unsigned)((a ^ (uintptr_t)s) & 15u);
+        /* shifts, not a 64-bit division (with 1024 threads, a division
+         * per call cost more than moving 4 KiB) */
+        lw = diff == 0 ? 4u : (diff & 7u) == 0 ? 3u : (diff & 3u) == 0 ? 2u
+           : (diff & 1u) == 0 ? 1u : 0u;
+        size_t w = (size_t)1 << lw;
+        size_t head = (w - (a & (w - 1))) & (w - 1);
+        if (w == 1 || head > n) {   /* no common alignment, or short of the first word: bytes */
+            gshmemi_dev_copy_bytes(d, s, n, g);
+            return;
+        }
+        if (head > 0)
+            gshmemi_dev_copy_head(d, s, w, g);
+        d += head;
+        s += head;
+        nw = (n - head) >> lw;
+        tail = n - head - (nw << lw);
     }
-    size_t nw = (n - head) >> lw, body = nw << lw;
-    if (head > 0)
-        gshmemi_dev_copy_head(d, s, w, g);
-    d += head;
-    s += head;
-    switch (w) {
-    case 16: gshmemi_dev_copy_words((int4 *)d, (const int4 *)s, nw, g); break;
-    case 8: gshmemi_dev_copy_words((uint64_t *)d, (const uint64_t *)s, nw, g); break;
-    case 4: gshmemi_dev_copy_words((uint32_t *)d, (const uint32_t *)s, nw, g); break;
-    default: gshmemi_dev_copy_words((uint16_t *)d, (const uint16_t *)s, nw, g); break;
-    }
-    if (n - head - body > 0)
-        gshmemi_dev_copy_tail(d + body, s + body, n - head - body, g);
+    if (lw == 4u)   /* first: the common case's one branch */
+        gshmemi_dev_copy_words((int4 *)d, (const int4 *)s, nw, g);
+    else if (lw == 3u)
+        gshmemi_dev_copy_words((uint64_t *)d, (const uint64_t *)s, nw, g);
+    else if (lw == 2u)
+        gshmemi_dev_copy_words((uint32_t *)d, (const uint32_t *)s, nw, g);
+    else
+        gshmemi_dev_copy_words((uint16_t *)d, (const uint16_t *)s, nw, g);
+    if (tail > 0)
+        gshmemi_dev_copy_tail(d + (nw << lw), s + (nw << lw), tail, g);
 }
 
 /* gshmemi_dev_exch_u32/_u64 (relaxed, system scope): impl/gshmem_dev_port.h */

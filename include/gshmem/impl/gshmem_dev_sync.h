@@ -58,7 +58,10 @@ GSHMEMI_DEV uint64_t gshmemi_dev_ld_acq(const uint64_t *p)
     return gshmemi_atomic_load_acquire_u64(p);
 }
 
-/* Spins until *ivar satisfies cmp; returns the value seen. */
+/* Spins until *ivar satisfies cmp; returns the value seen. An acquire load
+ * per poll: polling with relaxed loads and one fence.acq_rel.sys after the
+ * value is seen made the signal ping-pong 1.2x slower (the fence waits on
+ * the system; docs/results/device-perf-2026-11-26-s10). */
 template <typename T>
 GSHMEMI_DEV T gshmemi_dev_wait(const char *call, const T *ivar, int cmp, T ref)
 {
