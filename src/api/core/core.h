@@ -13,6 +13,12 @@
 /* Every public call but gshmem_init* starts with this. */
 /* Smallest alignment of a symmetric allocation (a cache line). */
 #define GSHMEMI_MEM_MIN_ALIGN 64
+/* ... on a CUDA heap: what cudaMalloc promises. A warp's 16-byte stores
+ * cover 512 bytes; from a 64-byte-aligned address they touch one more
+ * 128-byte line, and one block's stores to a peer GPU moved 41.8 GB/s
+ * instead of 44.7 (gshmem-perf-dev-map-probe; the heap's reserved areas
+ * had left the first allocations 64-byte aligned). */
+#define GSHMEMI_MEM_MIN_ALIGN_CUDA 256
 
 #define GSHMEMI_REQUIRE_INIT(call)                                                \
     do {                                                                          \

@@ -92,8 +92,10 @@ void *gshmemi_mem_alloc(const char *call, int op, size_t size, size_t alignment,
     gshmemi_mem_agree(call, &req);
     if (alignment == 0 || (alignment & (alignment - 1)) != 0)
         gshmemi_fatal(call, "alignment %zu is not a power of two", alignment);
-    if (alignment < GSHMEMI_MEM_MIN_ALIGN)
-        alignment = GSHMEMI_MEM_MIN_ALIGN;
+    size_t min_align =
+        g->heap.kind == GSHMEMI_HEAP_CUDA ? GSHMEMI_MEM_MIN_ALIGN_CUDA : GSHMEMI_MEM_MIN_ALIGN;
+    if (alignment < min_align)
+        alignment = min_align;
     /* Offsets are aligned, and every PE's heap base is aligned to the same
      * heap.align: addresses are aligned up to that. Beyond it no block can
      * be placed: NULL on every PE, like exhaustion. */
