@@ -107,43 +107,28 @@ int gshmemi_device_state_publish(const gshmemi_dev_state_t *s)
 
 /* The device table of peer heap bases of the transport that has one, or
  * NULL (no PE reached by load/store). */
-static void *const *gshmemi_dstate_peer_bases(gshmemi_state_t *g)
+/* The transport that publishes a device table of peer bases (p2p), or NULL. */
+static gshmemi_transport_t *gshmemi_dstate_peer_tp(gshmemi_state_t *g)
 {
-    for (int i = 0; i < g->n_tps; i++) {
-        void *const *bases =
-            g->tps[i].ops != NULL ? g->tps[i].ops->peer_bases_device(&g->tps[i]) : NULL;
-        if (bases != NULL)
-            return bases;
-    }
+    for (int i = 0; i < g->n_tps; i++)
+        if (g->tps[i].ops != NULL && g->tps[i].ops->peer_bases_device(&g->tps[i]) != NULL)
+            return &g->tps[i];
     return NULL;
 }
 
-/* The inline peer table (gshmemi_dev_state_t.peer_mask, peer_delta) from
- * the device table of peer bases: a copy back to the host, once at init. */
-static int gshmemi_dstate_peer_inline(gshmemi_dev_state_t *s)
+/* The inline peer table (gshmemi_dev_state_t.peer_mask, peer_delta): the
+ * same bases as tp's device table, from its host view (ops->ptr). */
+static void gshmemi_dstate_peer_inline(gshmemi_dev_state_t *s, gshmemi_transport_t *tp)
 {
-#if defined(GSHMEM_HAVE_CUDA)
-    void *bases[GSHMEMI_DEV_PEER_INLINE];
     int n = s->n_pes < GSHMEMI_DEV_PEER_INLINE ? s->n_pes : GSHMEMI_DEV_PEER_INLINE;
 
-    if (s->peer_base == NULL || n <= 0)
-        return GSHMEM_SUCCESS;
-    cudaError_t e = cudaMemcpy(bases, (const void *)s->peer_base, (size_t)n * sizeof(void *),
-                               cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "device state: cudaMemcpy of the peer table: %s",
-                      gshmemi_dstate_cuda_error((int)e));
-        return GSHMEM_ERR_NO_DEVICE;
-    }
-    for (int pe = 0; pe < n; pe++)
-        if (bases[pe] != NULL) {
+    for (int pe = 0; pe < n; pe++) {
+        void *b = tp->ops->ptr(tp, pe, 0);
+        if (b != NULL) {
             s->peer_mask |= 1u << pe;
-            s->peer_delta[pe] = (int64_t)((uintptr_t)bases[pe] - (uintptr_t)s->heap_base);
+            s->peer_delta[pe] = (int64_t)((uintptr_t)b - (uintptr_t)s->heap_base);
         }
-#else
-    (void)s;   /* no CUDA heap without CUDA: nothing is mapped */
-#endif
-    return GSHMEM_SUCCESS;
+    }
 }
 
 /* The barrier area, then the team area: one reservation. */
@@ -186,10 +171,10 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     s.heap_size = g->heap.size;
     /* GSHMEM_DEVICE_QUEUE_ONLY: no load/store peers for the device (the host
      * transports still use them): every remote call takes the queue path */
-    s.peer_base = g->cfg.device_queue_only ? NULL : gshmemi_dstate_peer_bases(g);
-    if ((rc = gshmemi_dstate_peer_inline(&s)) != GSHMEM_SUCCESS) {
-        gshmemi_alloc_put(g->heap.alloc, off);
-        return rc;
+    gshmemi_transport_t *ptp = g->cfg.device_queue_only ? NULL : gshmemi_dstate_peer_tp(g);
+    if (ptp != NULL) {
+        s.peer_base = ptp->ops->peer_bases_device(ptp);
+        gshmemi_dstate_peer_inline(&s, ptp);
     }
     s.sync_base = sync;
     s.sync_off = off;
