@@ -1,48 +1,60 @@
 #!/usr/bin/env bash
-# gpu-ab.sh BUILD_DIR BASE_DIR: the P2P device benchmarks of a change, A/B
-# in one run on the same 2 GPUs: gshmem-perf-dev-put-latency, -put-bw and
-# -signal-pingpong from BASE_DIR (binaries of the code before the change,
-# e.g. .gpu/base; with BASE_DIR/lib/libgshmem.so.0 the library before it
-# too, else BUILD_DIR's) and from BUILD_DIR, interleaved (base, new, base, new) so
-# that drift shows; then a table of the medians, new / base. Each run
-# checks its data first. Output in $OUT/ab (or /tmp/gshmem-gpu-ab):
-# logs/, csv/, table.md. GPU_AB_ROUNDS (2) sets the interleaving.
+# gpu-ab.sh BUILD_DIR BASE_DIR [VARIANT_DIR...]: the P2P device benchmarks
+# of a change, A/B in one run on the same 2 GPUs: gshmem-perf-dev-put-latency,
+# -put-bw and -signal-pingpong from BASE_DIR (binaries of the code before the
+# change, e.g. .gpu/base; with BASE_DIR/lib/libgshmem.so.0 the library
+# before it too, else BUILD_DIR's), from BUILD_DIR ("new") and from each
+# VARIANT_DIR (named by its folder; binaries built with another setting of a
+# device-side knob, or of another commit with VARIANT_DIR/lib/libgshmem.so.0
+# beside them; else BUILD_DIR's library; a benchmark missing there is
+# skipped), interleaved (base, new, variants, base, new, ...) so that drift
+# shows; then a table of the medians, each / base. Each run checks its data
+# first. Output in $OUT/ab (or /tmp/gshmem-gpu-ab): logs/, csv/, table.md.
+# GPU_AB_ROUNDS (2) sets the interleaving, GPU_AB_BENCH (all three) which
+# benchmarks run, GPU_AB_PUTBW put-bw's flags (-b 4K -e 4M -n 20 -w 3).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${1:?usage: gpu-ab.sh BUILD_DIR BASE_DIR}
 BASE=${2:?usage: gpu-ab.sh BUILD_DIR BASE_DIR}
+shift 2
+declare -A vdir=([base]=$BASE [new]=$B/apps/perf/device)
+names=(base new)
+for v in "$@"; do names+=("$(basename "$v")"); vdir[$(basename "$v")]=$v; done
 OUT=${OUT:-/tmp/gshmem-gpu-ab}/ab
 mkdir -p "$OUT/csv"
 . scripts/gpu-env.sh "$B"
 L="$B/tools/gshmemrun/gshmemrun"
 status=0
 declare -A flags=([put-latency]="-b 8 -e 64K -n 30 -w 3 -r 50"
-                  [put-bw]="-b 4K -e 4M -n 20 -w 3"
+                  [put-bw]="${GPU_AB_PUTBW:--b 4K -e 4M -n 20 -w 3}"
                   [signal-pingpong]="-b 8 -e 64 -n 50 -w 5 -r 1000")
 for r in $(seq 1 "${GPU_AB_ROUNDS:-2}"); do
-  for bench in put-latency put-bw signal-pingpong; do
-    for v in base new; do
-      dir=$([ $v = base ] && echo "$BASE" || echo "$B/apps/perf/device")
+  for bench in ${GPU_AB_BENCH:-put-latency put-bw signal-pingpong}; do
+    for v in "${names[@]}"; do
+      dir=${vdir[$v]}
+      [ -x "$dir/gshmem-perf-dev-$bench" ] || continue
       lib=$LD_LIBRARY_PATH
-      [ $v = base ] && [ -e "$BASE/lib/libgshmem.so.0" ] && lib=$(cd "$BASE/lib" && pwd):$lib
+      [ $v != new ] && [ -e "$dir/lib/libgshmem.so.0" ] && lib=$(cd "$dir/lib" && pwd):$lib
       # shellcheck disable=SC2086
       gpu_run "$bench-$v-$r" 300 env LD_LIBRARY_PATH="$lib" GSHMEM_HEAP=cuda "$L" -n 2 \
         "$dir/gshmem-perf-dev-$bench" ${flags[$bench]} -o "$OUT/csv/$bench-$v-$r.csv"
     done
   done
 done
-python3 - "$OUT/csv" <<'PY' | tee "$OUT/table.md"
+python3 - "$OUT/csv" "${names[@]}" <<'PY' | tee "$OUT/table.md"
 import csv, glob, os, statistics, sys
-d = sys.argv[1]
+d, names = sys.argv[1], sys.argv[2:]
 def load(path):
     with open(path) as f:
         return list(csv.DictReader(f))
-print("| benchmark | column | size | base | new | new / base |\n|---|---|---|---|---|---|")
+others = names[1:]
+print("| benchmark | column | size | base | " + " | ".join(f"{v} | {v} / base" for v in others) + " |")
+print("|---|---|---|---|" + "---|---|" * len(others))
 for bench, cols in (("put-latency", ["median(us)"]), ("put-bw", ["block(GB/s)", "grid(GB/s)"]), ("put-latency", ["raw_sc(us)"]),
                     ("signal-pingpong", ["median(us)"])):
     runs = {v: [load(p) for p in sorted(glob.glob(os.path.join(d, f"{bench}-{v}-*.csv")))]
-            for v in ("base", "new")}
-    if not runs["base"] or not runs["new"]:
+            for v in names}
+    if not runs["base"]:
         continue
     for col in cols:
         if col not in runs["base"][0][0]:
@@ -50,7 +62,13 @@ for bench, cols in (("put-latency", ["median(us)"]), ("put-bw", ["block(GB/s)", 
         for i, row in enumerate(runs["base"][0]):
             size = row.get("size(B)", "?")
             b = statistics.median(float(r[i][col]) for r in runs["base"])
-            n = statistics.median(float(r[i][col]) for r in runs["new"])
-            print(f"| {bench} | {col} | {size} | {b:.3f} | {n:.3f} | {n / b:.2f} |")
+            cells = []
+            for v in others:
+                if not runs[v]:
+                    cells.append("- | -")
+                    continue
+                n = statistics.median(float(r[i][col]) for r in runs[v])
+                cells.append(f"{n:.3f} | {n / b:.2f}")
+            print(f"| {bench} | {col} | {size} | {b:.3f} | " + " | ".join(cells) + " |")
 PY
 exit $status
