@@ -19,7 +19,11 @@ BASE=${2:?usage: gpu-ab.sh BUILD_DIR BASE_DIR}
 shift 2
 declare -A vdir=([base]=$BASE [new]=$B/apps/perf/device)
 names=(base new)
-for v in "$@"; do names+=("$(basename "$v")"); vdir[$(basename "$v")]=$v; done
+for v in "$@"; do
+  n=$(basename "$v")
+  [ -z "${vdir[$n]:-}" ] || { echo "gpu-ab: variant $v: the name $n is taken (base, new or an earlier variant)" >&2; exit 2; }
+  names+=("$n"); vdir[$n]=$v
+done
 OUT=${OUT:-/tmp/gshmem-gpu-ab}/ab
 mkdir -p "$OUT/csv"
 . scripts/gpu-env.sh "$B"

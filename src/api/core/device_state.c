@@ -105,9 +105,8 @@ int gshmemi_device_state_publish(const gshmemi_dev_state_t *s)
 
 /* ---- construction at init ------------------------------------------------ */
 
-/* The device table of peer heap bases of the transport that has one, or
+/* The transport that publishes a device table of peer heap bases (p2p), or
  * NULL (no PE reached by load/store). */
-/* The transport that publishes a device table of peer bases (p2p), or NULL. */
 static gshmemi_transport_t *gshmemi_dstate_peer_tp(gshmemi_state_t *g)
 {
     for (int i = 0; i < g->n_tps; i++)
