@@ -17,22 +17,25 @@ benches=("$@")
 [ ${#benches[@]} -gt 0 ] || benches=(put-bw put-latency signal-pingpong)
 out=$PWD/.gpu/var/$name
 mkdir -p "$out"
+nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$B/CMakeCache.txt")
 for b in "${benches[@]}"; do
-  d=$B/apps/perf/device/CMakeFiles/gshmem-perf-dev-$b.dir
+  t=gshmem-perf-dev-$b
+  d=$B/apps/perf/device/CMakeFiles/$t.dir
   tmp=$(mktemp -d)
+  # each object of the target as build.make compiles it (flags.make's
+  # variables), plus the flags; the link as link.txt says, on these objects
+  mkvar() { sed -n "s/^$1 = //p" "$d/flags.make"; }
   objs=()
   for o in $(tr -d '"' <"$d/objects1"); do
-    src=$(sed -n "s|^.*-c \(/[^ ]*\.cu\) -o $o\$|\1|p" "$d/build.make" 2>/dev/null | head -1)
+    src=$(sed -n "s|^.*-c \(/[^ ]*\.cu\) -o $o\$|\1|p" "$d/build.make" | head -1)
     if [ -z "$src" ]; then objs+=("$B/apps/perf/device/$o"); continue; fi
-    # shellcheck disable=SC2086
-    (cd "$B/apps/perf/device" && /usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler \
-      --options-file "$d/includes_CUDA.rsp" $(sed -n 's/^CUDA_FLAGS = //p' "$d/flags.make") \
-      $flags -x cu -c "$src" -o "$tmp/$(basename "$o")")
+    # shellcheck disable=SC2046,SC2086
+    (cd "$B/apps/perf/device" && "$nvcc" -forward-unknown-to-host-compiler $(mkvar CUDA_DEFINES) \
+      $(mkvar CUDA_INCLUDES) $(mkvar CUDA_FLAGS) $flags -x cu -c "$src" -o "$tmp/$(basename "$o")")
     objs+=("$tmp/$(basename "$o")")
   done
-  (cd "$B/apps/perf/device" && g++ "${objs[@]}" -o "$out/gshmem-perf-dev-$b" \
-    @"CMakeFiles/gshmem-perf-dev-$b.dir/linkLibs.rsp" \
-    -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib)
+  link=$(sed "s|@CMakeFiles/$t.dir/objects1|${objs[*]}|; s| -o $t | -o $out/$t |" "$d/link.txt")
+  (cd "$B/apps/perf/device" && eval "$link")
   rm -rf "$tmp"
 done
 echo "build-variant: $out: ${benches[*]} with $flags"

@@ -14,8 +14,8 @@
 # benchmarks run, GPU_AB_PUTBW put-bw's flags (-b 4K -e 4M -n 20 -w 3).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-B=${1:?usage: gpu-ab.sh BUILD_DIR BASE_DIR}
-BASE=${2:?usage: gpu-ab.sh BUILD_DIR BASE_DIR}
+B=${1:?usage: gpu-ab.sh BUILD_DIR BASE_DIR [VARIANT_DIR...]}
+BASE=${2:?usage: gpu-ab.sh BUILD_DIR BASE_DIR [VARIANT_DIR...]}
 shift 2
 declare -A vdir=([base]=$BASE [new]=$B/apps/perf/device)
 names=(base new)

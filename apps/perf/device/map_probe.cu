@@ -111,40 +111,32 @@ static void check(const char *name, void *dst, const void *src, size_t n)
     }
 }
 
-static void probe(const char *name, void *dst, const void *src, int reps, int samples)
+/* One row: the store latency (us) and one block's 4 MiB (GB/s) from src to
+ * dst; with grid, the whole GPU's 64 MiB too (GB/s; the row's buffers are
+ * checked first), else that column empty (offsets into the buffers). */
+static void probe(const char *name, void *dst, const void *src, int reps, int samples, bool grid)
 {
     const size_t blk = (size_t)4 << 20;
     int sms;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    CK(cudaMemset(dst, 0, MP_BYTES));
-    store_bw<<<sms, 1024>>>((int4 *)dst, (const int4 *)src, MP_BYTES / 16, 1);
-    CK(cudaDeviceSynchronize());
-    check(name, dst, src, MP_BYTES);
+    if (grid) {
+        CK(cudaMemset(dst, 0, MP_BYTES));
+        store_bw<<<sms, 1024>>>((int4 *)dst, (const int4 *)src, MP_BYTES / 16, 1);
+        CK(cudaDeviceSynchronize());
+        check(name, dst, src, MP_BYTES);
+    }
     double lat = median_ms(samples, [&] {
         store_lat<<<1, 1>>>((uint64_t *)dst, (const uint64_t *)src, reps);
     }) * 1e3 / reps;
     double one = median_ms(samples, [&] {
         store_bw<<<1, 1024>>>((int4 *)dst, (const int4 *)src, blk / 16, 16);
     });
-    double grid = median_ms(samples, [&] {
-        store_bw<<<sms, 1024>>>((int4 *)dst, (const int4 *)src, MP_BYTES / 16, 4);
-    });
-    printf("%s,%.3f,%.2f,%.1f\n", name, lat, 16.0 * blk / one / 1e6, 4.0 * MP_BYTES / grid / 1e6);
-    fflush(stdout);
-}
-
-/* The store latency and one block at 4 MiB, from src to dst (offsets into
- * the buffers). */
-static void probe_at(const char *name, char *dst, const char *src, int reps, int samples)
-{
-    const size_t blk = (size_t)4 << 20;
-    double lat = median_ms(samples, [&] {
-        store_lat<<<1, 1>>>((uint64_t *)dst, (const uint64_t *)src, reps);
-    }) * 1e3 / reps;
-    double one = median_ms(samples, [&] {
-        store_bw<<<1, 1024>>>((int4 *)dst, (const int4 *)src, blk / 16, 16);
-    });
-    printf("%s,%.3f,%.2f,\n", name, lat, 16.0 * blk / one / 1e6);
+    printf("%s,%.3f,%.2f,", name, lat, 16.0 * blk / one / 1e6);
+    if (grid)
+        printf("%.1f", 4.0 * MP_BYTES / median_ms(samples, [&] {
+            store_bw<<<sms, 1024>>>((int4 *)dst, (const int4 *)src, MP_BYTES / 16, 4);
+        }) / 1e6);
+    printf("\n");
     fflush(stdout);
 }
 
@@ -277,20 +269,20 @@ int main(int argc, char **argv)
     CK(cudaSetDevice(1));
     CK(cudaMalloc(&peer, MP_BYTES));
     CK(cudaSetDevice(0));
-    probe("peer", peer, src, reps, samples);
+    probe("peer", peer, src, reps, samples, true);
 
     CUmemAllocationProp prop = vmm_prop(1, CU_MEM_HANDLE_TYPE_NONE);
     size_t vsize = vmm_size(&prop);
     CUmemGenericAllocationHandle vh;
     CKD(cuMemCreate(&vh, vsize, &prop, 0));
-    probe("vmm", vmm_map(vh, vsize), src, reps, samples);
+    probe("vmm", vmm_map(vh, vsize), src, reps, samples, true);
 
     cudaIpcMemHandle_t ipc;
     if (read(sv[0], &ipc, sizeof ipc) != (ssize_t)sizeof ipc)
         return 1;
     void *ip;
     CK(cudaIpcOpenMemHandle(&ip, ipc, cudaIpcMemLazyEnablePeerAccess));
-    probe("ipc", ip, src, reps, samples);
+    probe("ipc", ip, src, reps, samples, true);
 
     int fd = recv_fd(sv[0]);
     if (fd < 0) {
@@ -301,10 +293,10 @@ int main(int argc, char **argv)
     CKD(cuMemImportFromShareableHandle(&fh, (void *)(uintptr_t)fd,
                                        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
     CUmemAllocationProp fprop = vmm_prop(1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-    probe("vmm-fd", vmm_map(fh, vmm_size(&fprop)), src, reps, samples);
+    probe("vmm-fd", vmm_map(fh, vmm_size(&fprop)), src, reps, samples, true);
 
     /* the first again: drift between the first and the last */
-    probe("peer", peer, src, reps, samples);
+    probe("peer", peer, src, reps, samples, true);
     /* where in the buffers: the same offset from a 2 MiB boundary for
      * source and destination (a heap allocation after gshmem's reserved
      * areas was only 64-byte aligned), then the destination alone */
@@ -313,7 +305,7 @@ int main(int argc, char **argv)
         for (size_t o : offs) {
             char nm[64];
             snprintf(nm, sizeof nm, "ipc src+%zx dst+%zx", both ? o : 0, o);
-            probe_at(nm, (char *)ip + o, (const char *)src + (both ? o : 0), reps, samples);
+            probe(nm, (char *)ip + o, (const char *)src + (both ? o : 0), reps, samples, false);
         }
     (void)!write(sv[0], "x", 1);
     waitpid(pid, NULL, 0);

@@ -309,12 +309,13 @@ GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_
     char *d = (char *)dst;
     const char *s = (const char *)src;
     uintptr_t a = (uintptr_t)d;
+    unsigned addr_bits = (unsigned)a | (unsigned)(uintptr_t)s;   /* low bits of both */
     unsigned lw = 4u;   /* log2 of the word */
     size_t nw = n >> 4, tail = 0;
-    if ((((unsigned)a | (unsigned)(uintptr_t)s | (unsigned)n) & 15u) != 0) {
+    if (((addr_bits | (unsigned)n) & 15u) != 0) {
         unsigned m = (unsigned)n - 1u;
         /* 1, 2, 4 or 8 bytes, both aligned to it: one word (a p) */
-        if (n - 1 < 15 && (n & m) == 0 && (((unsigned)a | (unsigned)(uintptr_t)s) & m) == 0) {
+        if (n - 1 < 15 && (n & m) == 0 && (addr_bits & m) == 0) {
             gshmemi_dev_copy_piece(d, s, 0, (unsigned)n, 0, g);
             return;
         }
