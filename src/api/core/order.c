@@ -17,6 +17,7 @@
 #include <sched.h>
 
 #include "core.h"
+#include "base/util/thread.h"
 
 /* Wait loops: progress every GSHMEMI_WAIT_PROGRESS spins; after
  * GSHMEMI_WAIT_YIELD spins give the core away on every step (PEs may
@@ -68,7 +69,9 @@ void gshmemi_fence_on(const char *call, gshmemi_ctx_t *c)
 void gshmemi_sync_all(const char *call)
 {
     GSHMEMI_REQUIRE_INIT(call);
+    GSHMEMI_TSAN_BARRIER_ENTER();   /* base/util/thread.h: the order through the peers */
     int rc = gshmemi_g.boot->ops->barrier(gshmemi_g.boot);
+    GSHMEMI_TSAN_BARRIER_EXIT();
     if (rc != 0)
         gshmemi_fatal(call, "bootstrap %s: barrier failed: %s", gshmemi_g.boot->ops->name,
                       gshmem_strerror(rc));

@@ -7,6 +7,10 @@
 #include "log.h"
 #include "gshmem_types.h"
 
+#if defined(GSHMEMI_TSAN)
+char gshmemi_tsan_peer_order;   /* thread.h: the barrier's and the applies' sync object */
+#endif
+
 void gshmemi_deadline_realtime(uint64_t deadline_ns, struct timespec *abs_p)
 {
     uint64_t now = gshmemi_now_ns(), left = deadline_ns > now ? deadline_ns - now : 0;

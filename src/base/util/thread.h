@@ -1,6 +1,6 @@
 /* thread.h: joining a library thread with a time limit, for the exit path
  * (src/api/core/exit.c), where a thread that does not stop must not hang
- * the process's exit. */
+ * the process's exit; ThreadSanitizer annotations of cross-process order. */
 #ifndef GSHMEMI_THREAD_H
 #define GSHMEMI_THREAD_H
 
@@ -24,5 +24,38 @@ int gshmemi_thread_join_by(pthread_t thread, uint64_t deadline_ns);
  * 1 when joined, 0 when the caller is that thread, GSHMEM_ERR_TIMEOUT. */
 int gshmemi_thread_exit_join(pthread_t thread, uint64_t deadline_ns, unsigned subsys,
                              const char *what);
+
+/* ThreadSanitizer and the order that runs through other processes. A
+ * transport thread that applies a peer's request to this PE's heap (ofi's
+ * active-message target) is ordered after the program's accesses before
+ * a barrier_all, and before its accesses after one, by the peers: the
+ * peer sent the request after the barrier, or its quiet waited for the
+ * request's ACK before it entered the barrier. TSan sees neither, so the
+ * barrier releases and acquires one sync object (GSHMEMI_TSAN_BARRIER_*)
+ * and the applying thread acquires it before an apply and releases it
+ * after (GSHMEMI_TSAN_APPLY_*). A program race still shows: an access
+ * after a barrier and an apply of a request sent after that barrier have
+ * no order between them here. No code outside TSan builds. */
+#if defined(__SANITIZE_THREAD__)
+#define GSHMEMI_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GSHMEMI_TSAN 1
+#endif
+#endif
+#if defined(GSHMEMI_TSAN)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+extern char gshmemi_tsan_peer_order;
+#define GSHMEMI_TSAN_ACQUIRE() __tsan_acquire(&gshmemi_tsan_peer_order)
+#define GSHMEMI_TSAN_RELEASE() __tsan_release(&gshmemi_tsan_peer_order)
+#else
+#define GSHMEMI_TSAN_ACQUIRE() ((void)0)
+#define GSHMEMI_TSAN_RELEASE() ((void)0)
+#endif
+#define GSHMEMI_TSAN_BARRIER_ENTER() GSHMEMI_TSAN_RELEASE()
+#define GSHMEMI_TSAN_BARRIER_EXIT() GSHMEMI_TSAN_ACQUIRE()
+#define GSHMEMI_TSAN_APPLY_BEGIN() GSHMEMI_TSAN_ACQUIRE()
+#define GSHMEMI_TSAN_APPLY_END() GSHMEMI_TSAN_RELEASE()
 
 #endif /* GSHMEMI_THREAD_H */

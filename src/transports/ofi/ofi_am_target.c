@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ofi_am.h"
+#include "base/util/thread.h"
 
 static void ofi_am_push(ofi_op_t **list, ofi_op_t *op)
 {
@@ -291,9 +292,11 @@ static void ofi_am_on_message(ofi_state_t *s, ofi_op_t *op)
         ofi_am_push(&st->stash[src], op);
         return;
     }
+    GSHMEMI_TSAN_APPLY_BEGIN();   /* base/util/thread.h: the order through the peers */
     ofi_am_apply(s, op);
     while ((op = ofi_am_stash_take(st, src)) != NULL)
         ofi_am_apply(s, op);
+    GSHMEMI_TSAN_APPLY_END();
     gshmemi_trace(GSHMEMI_TR_APPLY);
 }
 
