@@ -16,6 +16,8 @@
 # GPU_LAT_TESTS=FILTER a Criterion run. With .gpu/base (a library and benchmark binaries of an earlier build,
 # copied there before a change) the latency runs of that build alternate
 # with this one's, in the same call: an A/B on the same machine.
+# GPU_LAT_ALT="VAR=VALUE ..." adds a third set of latency runs, "alt":
+# this build with those settings (a knob's A/B in the same call).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-gpu}
@@ -35,6 +37,8 @@ gpu_run probe 60 "$B/apps/perf/device/gshmem-perf-dev-apply-probe" -b 8 -r 2000 
 grep -v "^#" "$OUT/logs/probe.log" | sed 's/^/  probe /'
 builds="new"
 [ -x .gpu/base/gshmem-perf-dev-queue-latency ] && builds="base new"
+read -r -a ALT <<<"${GPU_LAT_ALT:-}"
+[ ${#ALT[@]} -gt 0 ] && builds="$builds alt"
 # p2p: the engine with P2P peers (the program sets GSHMEM_DEVICE_QUEUE_ONLY)
 for prov in p2p shm "tcp;ofi_rxm"; do
   n=${prov%%;*}
@@ -46,15 +50,17 @@ for prov in p2p shm "tcp;ofi_rxm"; do
       [ $b = base ] && bin=.gpu/base/gshmem-perf-dev-queue-latency lib=$PWD/.gpu/base:
       ph=-p
       [ $b = base ] && ph=
-      gpu_run "lat-$n-$b-$r" 90 env LD_LIBRARY_PATH="$lib$LD_LIBRARY_PATH" "${penv[@]}" \
-        "$L" -n 2 "$bin" -b 8 -e 8 -n 30 -w 3 -r 100 $ph -o "$OUT/csv/lat-$n-$b-$r.csv"
+      aenv=()
+      [ $b = alt ] && aenv=("${ALT[@]}")
+      gpu_run "lat-$n-$b-$r" 90 env LD_LIBRARY_PATH="$lib$LD_LIBRARY_PATH" "${penv[@]}" "${aenv[@]}" \
+        "$L" -n 2 "$bin" -b 8 -e 16 -n 30 -w 3 -r 100 $ph -o "$OUT/csv/lat-$n-$b-$r.csv"
       grep -v "^# [a-oq-z]" "$OUT/logs/lat-$n-$b-$r.log" | grep -v "^#  *size" | sed "s/^/  $n $b $r /"
     done
   done
   [ $prov != p2p ] && gpu_pingpong "$prov" "$n"
   gpu_run "trace-$n" 90 env "${penv[@]}" \
     GSHMEM_TRACE="$OUT/trace/$n" "$L" -n 2 "$B/apps/perf/device/gshmem-perf-dev-queue-latency" \
-    -b 8 -e 8 -n 20 -w 3 -r 100
+    -b 8 -e 8 -n 20 -w 3 -r 100 -q
   python3 scripts/trace_stages.py "$OUT/trace/$n" -o "$OUT/csv/stages-$n.csv" \
     | sed "s/^/  $n stages /" | tee "$OUT/logs/stages-$n.txt"
 done

@@ -62,14 +62,18 @@ if want sanitizer; then
   # small-op batches, AMO kernels) cannot run while a user kernel waits for
   # them: the batches are off here (copies instead) and ops' AMOs are not
   # run (GPU_QUEUE_SAN_MODES=ops hangs under the tool, not without it).
+  # amo1 (PE 0's atomics to PE 1 alone, applied by kernels in PE 1's
+  # process while no user kernel runs there) runs over ofi only: with P2P
+  # peers PE 0's own engine would launch them behind PE 0's waiting kernel.
   ST=${GPU_QUEUE_SAN_TIMEOUT:-240}
   compute-sanitizer --version | tail -1 | sed 's/^/  /'
   QP2P=(GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p GSHMEM_DEVICE_QUEUE_ONLY=1 GSHMEM_P2P_BATCH=0)
   QOFI=(GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=p2p,ofi GSHMEM_OFI_PROVIDER=shm
         GSHMEM_OFI_AM_BATCH=0)
   for tool in ${GPU_QUEUE_SAN_TOOLS:-memcheck racecheck synccheck}; do
-    for mode in ${GPU_QUEUE_SAN_MODES:-drain bad rma}; do
+    for mode in ${GPU_QUEUE_SAN_MODES:-drain bad rma amo1}; do
       for path in ${GPU_QUEUE_SAN_PATHS:-p2p ofi}; do
+        [ $mode = amo1 ] && [ $path = p2p ] && continue
         penv=("${QP2P[@]}")
         [ $path = ofi ] && penv=("${QOFI[@]}")
         gpu_run "san-$tool-$mode-$path" "$ST" env "${penv[@]}" GSHMEM_SYMMETRIC_SIZE=16M \

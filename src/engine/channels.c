@@ -2,8 +2,8 @@
  *
  * Per ring: slots (capacity WQEs), the tail / completed / status words (each
  * on its own 128-byte line), the operand words of inline data, and the
- * result slots (one array for all rings) in pinned host memory mapped into
- * the GPU; the head and the producers' cache (each on its own line) in
+ * result slots and payloads (one array each for all rings) in pinned host
+ * memory mapped into the GPU; the head and the producers' cache (each on its own line) in
  * device memory. The ring descriptors (device addresses) and the
  * gshmemi_queue_t that the device state points to are in device memory.
  * A host engine (tests) uses plain host memory for all of it. */
@@ -143,7 +143,7 @@ int gshmemi_proxy_channels_create(gshmemi_proxy_t *p)
 {
     gshmemi_ring_t rings[GSHMEMI_QUEUE_CHANNELS];
     gshmemi_queue_t q;
-    void *res_h, *res_d, *rings_h, *rings_d, *q_h, *q_d;
+    void *res_h, *res_d, *pay_h, *pay_d, *rings_h, *rings_d, *q_h, *q_d;
     int rc;
 
     memset(rings, 0, sizeof rings);
@@ -152,8 +152,14 @@ int gshmemi_proxy_channels_create(gshmemi_proxy_t *p)
     GSHMEMI_CHECK_GOTO(proxy_alloc(p, GSHMEMI_PROXY_MEM_PINNED, (size_t)p->n_chan *
                                    p->capacity * sizeof(gshmemi_qresult_t), &res_h, &res_d),
                        rc, fail);
-    for (uint32_t k = 0; k < p->n_chan; k++)
+    GSHMEMI_CHECK_GOTO(proxy_alloc(p, GSHMEMI_PROXY_MEM_PINNED, (size_t)p->n_chan * 2 *
+                                   p->capacity * GSHMEMI_QPAYLOAD, &pay_h, &pay_d),
+                       rc, fail);
+    for (uint32_t k = 0; k < p->n_chan; k++) {
         p->chan[k].results = (gshmemi_qresult_t *)res_h + (size_t)k * p->capacity;
+        p->chan[k].payload = (const unsigned char *)pay_h +
+                             (size_t)k * 2 * p->capacity * GSHMEMI_QPAYLOAD;
+    }
     GSHMEMI_CHECK_GOTO(proxy_alloc(p, GSHMEMI_PROXY_MEM_DEVICE, p->n_chan * sizeof rings[0],
                                    &rings_h, &rings_d), rc, fail);
     GSHMEMI_CHECK_GOTO(proxy_upload(p, rings_d, rings, p->n_chan * sizeof rings[0]), rc, fail);
@@ -161,6 +167,7 @@ int gshmemi_proxy_channels_create(gshmemi_proxy_t *p)
     q.ch.rings = rings_d;
     q.ch.count = p->n_chan;
     q.results = res_d;
+    q.payload = pay_d;
     q.capacity = p->capacity;
     GSHMEMI_CHECK_GOTO(proxy_alloc(p, GSHMEMI_PROXY_MEM_DEVICE, sizeof q, &q_h, &q_d), rc,
                        fail);

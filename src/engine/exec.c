@@ -213,11 +213,15 @@ static int proxy_put(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
         *s = w->value;   /* little-endian: a 4-byte value is the first 4 bytes */
         src = s;
         n = (fl & GSHMEMI_WQE_F_AMO32) ? 4 : 8;
+    } else if (fl & GSHMEMI_WQE_F_PAYLOAD) {
+        /* the producer's copy: host memory, left alone until this entry is
+         * complete (indexed modulo 2 x capacity: gshmemi_devq_post_payload) */
+        src = ch->payload + (idx & (2 * p->capacity - 1)) * GSHMEMI_QPAYLOAD;
     }
     if (n == 0)
         return GSHMEM_SUCCESS;
     int rc;
-    if (fl & GSHMEMI_WQE_F_INLINE)
+    if (fl & (GSHMEMI_WQE_F_INLINE | GSHMEMI_WQE_F_PAYLOAD))
         rc = tp->ops->put_value(tp, (int)pe, w->roff, src, n);
     else if (gshmemi_proxy_bounce_wanted(p, tp, (int)pe, w->roff, w->laddr))
         rc = gshmemi_proxy_bounce_put(p, tp, (int)pe, w->roff, src, n);

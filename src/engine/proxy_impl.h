@@ -24,6 +24,9 @@ typedef struct gshmemi_proxy_chan {
     gshmemi_ring_consumer_t c;     /* host view of the ring */
     gshmemi_qresult_t *results;    /* host view: [capacity] */
     uint64_t *operands;            /* [capacity]: inline data and nbi operands, by slot */
+    const unsigned char *payload;  /* host view: [2 * capacity][GSHMEMI_QPAYLOAD], F_PAYLOAD
+                                    * puts' bytes by index modulo 2 x capacity, written
+                                    * by their producers (gshmemi_devq_post_payload) */
     uint64_t executed;             /* entries [0, executed) were issued */
     /* a fetching entry taken from the ring whose result slot still holds
      * the value of the entry a lap earlier: retried on every pass, and the

@@ -50,9 +50,10 @@ typedef struct gshmemi_transport_ops {
                size_t n, int nbi);
     int (*get)(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off,
                size_t n, int nbi);
-    /* Non-blocking put of 1..8 bytes from HOST memory (valid until the next
-     * quiet, as for nbi puts); completes at quiet. For the engine's inline
-     * data: a transport may batch these (p2p does: no CUDA call per put).
+    /* Non-blocking put of 1..64 bytes (GSHMEMI_QPAYLOAD) from HOST memory
+     * (valid until the next quiet, as for nbi puts); completes at quiet. For
+     * the engine's inline data and payloads: a transport may batch these
+     * (p2p does up to 8 bytes: no CUDA call per put).
      * Stub: put with nbi (gshmemi_tp_put_value_by_put). */
     int (*put_value)(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
                      size_t n);

@@ -4,7 +4,8 @@
  * call becomes a queue entry that this PE's engine issues through p2p.
  *
  *   pe_queue [ops]  puts (thread, warp, block; blocking and nbi) from many
- *                   blocks, gets and g, p, every AMO with contention (exact
+ *                   blocks, small puts of 1..64 bytes from unaligned
+ *                   sources (the slot payloads), gets and g, p, every AMO with contention (exact
  *                   totals, fetched values distinct across all PEs),
  *                   put-with-signal litmus from all blocks (3 forms) and a
  *                   fence litmus, many rounds, zero violations; quiet;
@@ -13,6 +14,11 @@
  *                   rate's same-word puts checked in order at PE 1)
  *   pe_queue rma    the puts, gets and back-pressure of ops, no AMO (what
  *                   compute-sanitizer can run: see run_rma)
+ *   pe_queue amo1   ops' atomics from PE 0 only, every one to PE 1 (PE 1
+ *                   and the others wait in a barrier: no user kernel runs
+ *                   beside the kernels that apply them); totals and fetched
+ *                   values checked. What compute-sanitizer can run of the
+ *                   AMOs over ofi (see run_amo1)
  *   pe_queue bad    PE 0 posts a raw PUT whose range crosses the heap's end:
  *                   the engine logs it and sets the status the device sees
  *                   (gshmemx_queue_status); PE 1's last heap bytes unchanged
@@ -86,6 +92,56 @@ __global__ void k_put(sym *s, int right)
     gshmem_quiet();
 }
 
+/* ---- small puts: 1..64 bytes from any byte offset (the payload path) -------- */
+#define SMALL_T 32     /* threads per block that put */
+#define SMALL_R 8      /* puts per thread: chunk t * SMALL_R + r, 64 bytes each */
+__host__ __device__ static inline void small_shape(int t, int r, int *off, int *n)
+{
+    *off = (t + 3 * r) % 8;
+    *n = 1 + (t * 8 + r * 5) % (64 - *off);
+}
+
+/* Each put copies bytes [off, off + n) of a 64-byte chunk of src[b] to the
+ * same place in the right PE's got[b], blocking and nbi in turn. */
+__global__ void k_small(sym *s, int right)
+{
+    int b = blockIdx.x, t = threadIdx.x;
+    if (t >= SMALL_T)
+        return;
+    for (int r = 0; r < SMALL_R; r++) {
+        int off, n;
+        small_shape(t, r, &off, &n);
+        size_t at = (size_t)(t * SMALL_R + r) * 64 + off;
+        char *d = (char *)s->got[b] + at;
+        const char *src = (const char *)s->src[b] + at;
+        if (r % 2)
+            gshmem_putmem_nbi(d, src, n, right);
+        else
+            gshmem_putmem(d, src, n, right);
+    }
+    gshmem_quiet();
+}
+
+static void check_small(sym *s, int left)
+{
+    std::vector<int64_t> h((size_t)NB * SLICE), want(SLICE);
+    CU(cudaMemcpy(h.data(), s->got, h.size() * 8, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < NB; b++) {
+        for (int i = 0; i < SLICE; i++)
+            want[i] = pat(left, 0, b, i);
+        for (int t = 0; t < SMALL_T; t++)
+            for (int r = 0; r < SMALL_R; r++) {
+                int off, n;
+                small_shape(t, r, &off, &n);
+                size_t at = (size_t)(t * SMALL_R + r) * 64 + off;
+                PE_CHECK(memcmp((const char *)&h[(size_t)b * SLICE] + at,
+                                (const char *)want.data() + at, (size_t)n) == 0,
+                         "small put block %d thread %d round %d (%d bytes at byte %zu): "
+                         "wrong bytes", b, t, r, n, at);
+            }
+    }
+}
+
 /* ---- gets and g ------------------------------------------------------------ */
 __global__ void k_get(sym *s, int right, int *errs)
 {
@@ -115,16 +171,17 @@ __global__ void k_get(sym *s, int right, int *errs)
 /* Fetching AMOs: the first warp of each block (each one is a blocking
  * engine round trip); non-fetching ones: every thread. */
 #define AMO_FT 32
-__global__ void k_amo(sym *s, int right, int *errs)
+/* home: the PE of counter and counter32; right: of the others */
+__global__ void k_amo(sym *s, int right, int home, int *errs)
 {
     int b = blockIdx.x, t = threadIdx.x, me = gshmem_my_pe();
     for (int k = 0; k < AMO_IT; k++) {
-        gshmem_int32_atomic_add(&s->counter32, 1, 0);
+        gshmem_int32_atomic_add(&s->counter32, 1, home);
         gshmem_uint64_atomic_inc(&s->ucounter, right);
         if (t >= AMO_FT)
             continue;
         int ft = b * AMO_FT + t;
-        s->fetched[ft * AMO_IT + k] = gshmem_int64_atomic_fetch_add(&s->counter, 1, 0);
+        s->fetched[ft * AMO_IT + k] = gshmem_int64_atomic_fetch_add(&s->counter, 1, home);
         (void)gshmem_uint64_atomic_fetch_inc(&s->ucounter, right);
         uint64_t prev = gshmem_uint64_atomic_swap(&s->swapw, ((uint64_t)me << 32) | ft, right);
         DEV_EXPECT(errs, prev == 0 || (prev >> 32) < (uint64_t)gshmem_n_pes(), "swap got %llx",
@@ -305,6 +362,48 @@ static void check_amos(sym *s)
                  (unsigned long long)i, (long long)all[i]);
 }
 
+/* amo1: PE 0's k_amo to PE 1 alone. compute-sanitizer runs one kernel at
+ * a time per process: a fetching AMO waits in PE 0's kernel for PE 1's
+ * target to apply it (a kernel in PE 1's process, where no user kernel
+ * runs now). Over the engine with P2P peers PE 0's own engine launches
+ * that kernel, behind the waiting one: ofi only under the tool. */
+static void run_amo1(sym *s, int *errs)
+{
+    const size_t per = (size_t)NB * AMO_FT * AMO_IT;
+    gshmem_barrier_all();
+    if (me == 0) {
+        k_amo<<<NB, NT>>>(s, 1, 1, errs);
+        CU_SYNC();
+        pe_dev_errs_check(errs, "amo1");
+        std::vector<int64_t> f(per);
+        CU(cudaMemcpy(f.data(), s->fetched, per * 8, cudaMemcpyDeviceToHost));
+        std::sort(f.begin(), f.end());
+        for (size_t i = 0; i < per; i++)
+            PE_CHECK(f[i] == (int64_t)i, "amo1: sorted fetched value %zu is %lld (duplicate or "
+                     "gap)", i, (long long)f[i]);
+    }
+    gshmem_barrier_all();
+    if (me == 1) {
+        int64_t counter;
+        int32_t counter32;
+        uint64_t w[3], setw;
+        CU(cudaMemcpy(&counter, &s->counter, 8, cudaMemcpyDeviceToHost));
+        CU(cudaMemcpy(&counter32, &s->counter32, 4, cudaMemcpyDeviceToHost));
+        CU(cudaMemcpy(w, &s->ucounter, sizeof w, cudaMemcpyDeviceToHost));
+        CU(cudaMemcpy(&setw, &s->setw, 8, cudaMemcpyDeviceToHost));
+        uint64_t uwant = (uint64_t)NB * NT * AMO_IT + per;
+        PE_CHECK(counter == (int64_t)per && counter32 == NB * NT * AMO_IT && w[0] == uwant &&
+                 w[1] == (uint64_t)CAS_B * CAS_IT && (w[2] >> 32) == 0 && setw == 0x5e7,
+                 "amo1 at PE 1: counter %lld (want %zu), counter32 %d (want %d), ucounter %llu "
+                 "(want %llu), CAS %llu (want %d), swap word %llx (PE 0's), set %llx (want 5e7)",
+                 (long long)counter, per, counter32, NB * NT * AMO_IT,
+                 (unsigned long long)w[0], (unsigned long long)uwant,
+                 (unsigned long long)w[1], CAS_B * CAS_IT, (unsigned long long)w[2],
+                 (unsigned long long)setw);
+    }
+    printf("pe_queue: PE %d: amo1 passed\n", me);
+}
+
 static double t_phase;
 static void phase(const char *what)
 {
@@ -338,6 +437,12 @@ static void run_puts_gets(sym *s, int *errs)
     CU_SYNC();
     pe_dev_errs_check(errs, "gets");
     phase("gets");
+    gshmem_barrier_all();   /* every got[] checked before the left PE writes it */
+    k_small<<<NB, NT>>>(s, right);
+    CU_SYNC();
+    gshmem_barrier_all();
+    check_small(s, left);
+    phase("small puts");
 }
 
 /* puts, gets and back-pressure: what needs no AMO (the "rma" mode, for
@@ -354,7 +459,7 @@ static void run_ops(sym *s, int *errs)
 {
     run_puts_gets(s, errs);
     gshmem_barrier_all();
-    k_amo<<<NB, NT>>>(s, right, errs);
+    k_amo<<<NB, NT>>>(s, right, 0, errs);
     CU_SYNC();
     pe_dev_errs_check(errs, "atomics");
     gshmem_barrier_all();
@@ -530,6 +635,8 @@ int main(int argc, char **argv)
         run_perf(s);
     } else if (strcmp(mode, "rma") == 0) {
         run_rma(s, errs);
+    } else if (strcmp(mode, "amo1") == 0) {
+        run_amo1(s, errs);
     } else if (strcmp(mode, "bad") == 0) {
         run_bad(s);
     } else if (strcmp(mode, "drain") == 0) {

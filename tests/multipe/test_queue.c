@@ -205,6 +205,20 @@ Test(queue, gpu_ops_ofi_shm_n2, .timeout = Q_TIMEOUT_S + 30) { gpu_ops_with(Q_OF
 Test(queue, gpu_ops_ofi_shm_n4, .timeout = Q_TIMEOUT_S + 30) { gpu_ops_with(Q_OFI_SHM_ENV, 4); }
 Test(queue, gpu_ops_ofi_tcp_n2, .timeout = Q_TIMEOUT_S + 30) { gpu_ops_with(Q_OFI_TCP_ENV, 2); }
 
+/* Atomics from PE 0 alone, all to PE 1 (what compute-sanitizer runs of
+ * them: scripts/gpu-queue.sh): totals and fetched values checked. */
+Test(queue, gpu_amo1_ofi, .timeout = 2 * Q_TIMEOUT_S + 30)
+{
+    test_require_gpu("pe_queue", "probe");
+    const char *envs[] = {Q_OFI_SHM_ENV, Q_OFI_TCP_ENV, Q_GPU_ENV};
+    for (int i = 0; i < 3; i++) {
+        test_run_t r = q_run(envs[i], "pe_queue", "amo1", 2);
+        cr_assert(test_count_of(r.output, "amo1 passed") == 2, "amo1 lines missing (%s):\n%s",
+                  envs[i], test_tail(&r));
+        test_run_free(&r);
+    }
+}
+
 Test(queue, gpu_malformed_entry, .timeout = Q_TIMEOUT_S + 30)
 {
     test_require_gpu("pe_queue", "probe");

@@ -104,6 +104,26 @@ Test(engine_validate, inline_and_result)
         GSHMEM_ERR_INVALID_ARG, "INLINE/RESULT");
 }
 
+Test(engine_validate, payload)
+{
+    /* a small put's bytes in its slot's payload: laddr unused, 1..64 bytes */
+    OK(wqe(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_PAYLOAD, 0, 1, 0, HEAP_SIZE - 64, 64), NULL);
+    OK(wqe(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_PAYLOAD | GSHMEMI_WQE_F_FENCE, 0, 1, 0x10, 3, 13),
+       NULL);
+    BAD(wqe(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_PAYLOAD, 0, 1, 0, 0, 65), NULL,
+        GSHMEM_ERR_INVALID_ARG, "PAYLOAD put of 65 bytes (1 to 64)");
+    BAD(wqe(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_PAYLOAD, 0, 1, 0, 0, 0), NULL,
+        GSHMEM_ERR_INVALID_ARG, "PAYLOAD put of 0 bytes");
+    BAD(wqe(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_PAYLOAD, 0, 1, 0, HEAP_SIZE - 16, 24), NULL,
+        GSHMEM_ERR_OUT_OF_HEAP, "outside");
+    BAD(wqe(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_PAYLOAD | GSHMEMI_WQE_F_INLINE, 0, 1, 0, 0, 8), NULL,
+        GSHMEM_ERR_INVALID_ARG, "PAYLOAD on a PUT with INLINE");
+    BAD(wqe(GSHMEMI_OP_GET, GSHMEMI_WQE_F_PAYLOAD, 0, 1, L(0), 0, 8), NULL,
+        GSHMEM_ERR_INVALID_ARG, "PAYLOAD on a non-PUT");
+    BAD(wqe(GSHMEMI_OP_AMO, GSHMEMI_WQE_F_PAYLOAD, GSHMEMI_AMO_ADD, 1, 0, 16, 8), NULL,
+        GSHMEM_ERR_INVALID_ARG, "INLINE/RESULT/PAYLOAD on a AMO");
+}
+
 Test(engine_validate, ops_flags_pes)
 {
     OK(wqe(GSHMEMI_OP_FENCE, 0, 0, 999, 0, 0, 0), NULL);   /* pe unused */

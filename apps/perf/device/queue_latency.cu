@@ -11,6 +11,11 @@
  *   word, a CPU thread spinning on it answers in a second host-mapped
  *   word, the GPU spins until it sees the answer: -r round trips per
  *   kernel, us per round trip.
+ * - blocking calls alone, each timed like the queue put (-r per kernel, us
+ *   per call): putmem of the size without a quiet (4 or 8 aligned bytes
+ *   travel in the entry and return once posted; larger sizes wait until
+ *   the entry is complete), int64 fetch_add and g (8 B, a round trip with
+ *   a value back).
  * - phases (-p): the queue put again, 8 B only, split where the device
  *   spends its time (the GPU's global timer): posting the entry, waiting
  *   for it to complete, and the quiet after it; printed as "# phases" lines
@@ -24,6 +29,7 @@
  */
 #include "queue_avail.cuh"
 
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -38,6 +44,34 @@ __global__ void ql_put_kernel(char *dst, const char *src, size_t n, int peer, in
         gshmem_putmem(dst, src, n, peer);
         gshmem_quiet();
     }
+}
+
+/* The blocking calls alone: putmem of n bytes, int64 fetch_add, int64 g. */
+enum { QL_OP_PUT, QL_OP_FADD, QL_OP_G, QL_OP_BELL };
+
+__global__ void ql_op_kernel(char *dst, const char *src, size_t n, int peer, int reps, int op,
+                             int64_t *sink)
+{
+    int64_t acc = 0;
+    for (int i = 0; i < reps; i++) {
+        if (op == QL_OP_PUT)
+            gshmem_putmem(dst, src, n, peer);
+        else if (op == QL_OP_FADD)
+            acc += gshmem_int64_atomic_fetch_add((int64_t *)dst, 1, peer);
+        else
+            acc += gshmem_int64_g((const int64_t *)dst, peer);
+    }
+    if (op == QL_OP_PUT)
+        gshmem_quiet();   /* outside the timed calls' count; completes the last ones */
+    *sink = acc;
+}
+
+/* The round trips' values checked: g, fetch_add 1, g again. */
+__global__ void ql_ops_check_kernel(const int64_t *dst, int peer, int64_t *out)
+{
+    out[0] = gshmem_int64_g(dst, peer);
+    out[1] = gshmem_int64_atomic_fetch_add((int64_t *)dst, 1, peer);
+    out[2] = gshmem_int64_g(dst, peer);
 }
 
 __device__ __forceinline__ uint64_t ql_gtime(void)
@@ -135,8 +169,10 @@ static void ql_bell_alloc(ql_bell_t *b)
 
 typedef struct ql_ctx {
     char *src, *dst;
+    int64_t *sink;         /* device word the round-trip kernels write */
     int reps;
     int phases;              /* -p */
+    int put_only;            /* -q: put + quiet only (the blocking calls' columns nan) */
     const char *no_queue;    /* why the queue path is not measured, or NULL */
     ql_bell_t bell;
     bdev_timer_t timer;
@@ -144,8 +180,8 @@ typedef struct ql_ctx {
 
 static int ql_opt(int opt, const char *arg, void *ctx)
 {
-    if (opt == 'p') {
-        ((ql_ctx_t *)ctx)->phases = 1;
+    if (opt == 'p' || opt == 'q') {
+        *(opt == 'p' ? &((ql_ctx_t *)ctx)->phases : &((ql_ctx_t *)ctx)->put_only) = 1;
         return 0;
     }
     return bdev_parse_int(QL_NAME, opt, arg, 1, &((ql_ctx_t *)ctx)->reps);
@@ -190,12 +226,30 @@ static void ql_check(ql_ctx_t *c, size_t s)
     brt_barrier();
     if (me == 1)
         bdev_check(QL_NAME, "queue path putmem + quiet PE 0 -> PE 1", c->dst, s, seed);
+    brt_barrier();
+    if (me == 0 && s >= 8) {   /* PE 1's first word is now src's */
+        int64_t want, got[3];
+        BCU(cudaMemcpy(&want, c->src, sizeof want, cudaMemcpyDeviceToHost));
+        ql_ops_check_kernel<<<1, 1, 0, c->timer.stream>>>((const int64_t *)c->dst, 1, c->sink);
+        BCU(cudaStreamSynchronize(c->timer.stream));
+        BCU(cudaGetLastError());
+        BCU(cudaMemcpy(got, c->sink, sizeof got, cudaMemcpyDeviceToHost));
+        if (got[0] != want || got[1] != want || got[2] != want + 1) {
+            fprintf(stderr, QL_NAME ": queue path g / fetch_add / g of PE 1's word: %" PRId64
+                    " %" PRId64 " %" PRId64 ", expected %" PRId64 " %" PRId64 " %" PRId64 "\n",
+                    got[0], got[1], got[2], want, want, want + 1);
+            brt_fail();
+        }
+    }
+    brt_barrier();
 }
 
-/* Median us per operation on PE 0: the queue put (bell 0) or the doorbell. */
-static double ql_measure(ql_ctx_t *c, const perf_opts_t *o, size_t s, int bell)
+/* Median us per operation on PE 0: put + quiet (op -1), one of the
+ * blocking calls (QL_OP_PUT, _FADD, _G) or the doorbell (QL_OP_BELL). */
+static double ql_measure(ql_ctx_t *c, const perf_opts_t *o, size_t s, int op)
 {
     std::vector<double> v((size_t)o->iters);
+    int bell = op == QL_OP_BELL;
     if (bell)
         ql_responder_start(&c->bell);
     for (int i = -o->warmup; i < o->iters; i++) {
@@ -203,8 +257,11 @@ static double ql_measure(ql_ctx_t *c, const perf_opts_t *o, size_t s, int bell)
         if (bell) {
             ql_bell_kernel<<<1, 1, 0, c->timer.stream>>>(c->bell.dev, c->bell.seq, c->reps);
             c->bell.seq += (uint64_t)c->reps;
-        } else {
+        } else if (op < 0) {
             ql_put_kernel<<<1, 1, 0, c->timer.stream>>>(c->dst, c->src, s, 1, c->reps);
+        } else {
+            ql_op_kernel<<<1, 1, 0, c->timer.stream>>>(c->dst, c->src, s, 1, c->reps, op,
+                                                       c->sink);
         }
         double us = bdev_timer_stop(&c->timer) / c->reps;
         if (i >= 0)
@@ -220,14 +277,19 @@ static void ql_run_size(ql_ctx_t *c, const perf_opts_t *o, size_t s, perf_table_
     if (o->check && c->no_queue == NULL)
         ql_check(c, s);
     brt_barrier();
-    double q = NAN, d = 0;
+    double q = NAN, d = 0, bp = NAN, fa = NAN, g = NAN;
     if (brt_my_pe() == 0) {
         if (c->no_queue == NULL)
-            q = ql_measure(c, o, s, 0);
-        d = ql_measure(c, o, s, 1);
+            q = ql_measure(c, o, s, -1);
+        if (c->no_queue == NULL && !c->put_only) {
+            bp = ql_measure(c, o, s, QL_OP_PUT);
+            fa = ql_measure(c, o, s, QL_OP_FADD);
+            g = ql_measure(c, o, s, QL_OP_G);
+        }
+        d = ql_measure(c, o, s, QL_OP_BELL);
     }
     brt_barrier();
-    double row[] = {(double)s, (double)c->reps, q, d, q / d};
+    double row[] = {(double)s, (double)c->reps, q, d, q / d, bp, fa, g};
     bdev_table_row(t, row);
 }
 
@@ -241,8 +303,9 @@ int main(int argc, char **argv)
     perf_opts_init(&o, QL_NAME, 8, 8);
     o.iters = 50;
     o.warmup = 5;
-    perf_extra_opts_t extra = {"r:p", "  -r N     operations per timed kernel (default 200)\n"
-                                      "  -p       also the device-side phases of an 8 B put\n",
+    perf_extra_opts_t extra = {"r:pq", "  -r N     operations per timed kernel (default 200)\n"
+                                       "  -p       also the device-side phases of an 8 B put\n"
+                                       "  -q       put + quiet only (not the blocking calls)\n",
                                ql_opt, &c};
     int prc = perf_opts_parse(&o, argc, argv, &extra);
     if (prc != 0)
@@ -251,7 +314,8 @@ int main(int argc, char **argv)
     if (brt_init(QL_NAME, 2 * o.max_size + (16u << 20)) != 0)
         return 1;
     c.src = (char *)brt_malloc(o.max_size);
-    c.dst = (char *)brt_malloc(o.max_size);
+    c.dst = (char *)brt_malloc(o.max_size < 8 ? 8 : o.max_size);
+    BCU(cudaMalloc((void **)&c.sink, 3 * sizeof *c.sink));
     bdev_timer_init(&c.timer);
     c.no_queue = queue_probe(c.dst, 1 - (brt_my_pe() & 1));
     if (brt_my_pe() == 0)
@@ -259,14 +323,16 @@ int main(int argc, char **argv)
     char line[320];
     snprintf(line, sizeof line, "PE 0 -> PE 1, one thread, %d ops per kernel; queue path: %s",
              c.reps, c.no_queue ? c.no_queue : "GSHMEM_DEVICE_QUEUE_ONLY=1 (set by the program)");
-    bdev_banner(&o, "8 B put + quiet through the queue path vs host-mapped doorbell round trip",
+    bdev_banner(&o, "put + quiet, blocking put, fetch_add and g through the queue path vs "
+                    "host-mapped doorbell round trip",
                 line);
 
-    static const char *const names[] = {"size(B)", "reps", "queue_put(us)", "doorbell_rt(us)",
-                                        "queue/doorbell"};
-    static const int decimals[] = {0, 0, 3, 3, 2};
+    static const char *const names[] = {"size(B)",        "reps",           "queue_put(us)",
+                                        "doorbell_rt(us)", "queue/doorbell", "put_blocking(us)",
+                                        "fetch_add8(us)",  "g8(us)"};
+    static const int decimals[] = {0, 0, 3, 3, 2, 3, 3, 3};
     perf_table_t t;
-    bdev_table_open(&t, &o, 5, names, decimals);
+    bdev_table_open(&t, &o, 8, names, decimals);
     for (size_t s = perf_size_first(&o); s; s = perf_size_next(&o, s))
         ql_run_size(&c, &o, s, &t);
     bdev_table_close(&t);
@@ -280,6 +346,7 @@ int main(int argc, char **argv)
     if (brt_my_pe() == 0)
         cudaFreeHost(c.bell.host);
     bdev_timer_destroy(&c.timer);
+    BCU(cudaFree(c.sink));
     brt_barrier();
     brt_free(c.dst);
     brt_free(c.src);

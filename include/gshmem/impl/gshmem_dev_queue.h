@@ -20,9 +20,17 @@
 /* Flags beyond sq.h's FENCE (1 << 0) and AMO32 (1 << 1). */
 #define GSHMEMI_WQE_F_INLINE (1u << 2)   /* PUT: data in w2 */
 #define GSHMEMI_WQE_F_RESULT (1u << 3)   /* GET: data to the result slot */
+#define GSHMEMI_WQE_F_PAYLOAD (1u << 4)  /* PUT: w2 bytes in the entry's payload */
 #define GSHMEMI_WQE_F_KNOWN                                                     \
     (GSHMEMI_WQE_F_FENCE | GSHMEMI_WQE_F_AMO32 | GSHMEMI_WQE_F_INLINE |          \
-     GSHMEMI_WQE_F_RESULT)
+     GSHMEMI_WQE_F_RESULT | GSHMEMI_WQE_F_PAYLOAD)
+
+/* Bytes of an entry's payload: a put of up to this many bytes that does
+ * not fit the entry (F_INLINE) is copied by the posting thread into its
+ * payload, pinned host memory that the engine reads in place (F_PAYLOAD):
+ * no copy out of GPU memory on the engine's side. Each ring has 2 x
+ * capacity payloads (gshmemi_devq_post_payload says why). */
+#define GSHMEMI_QPAYLOAD 64u
 
 /* Slots an entry takes, from its first word: 2 for PUT_SIGNAL and CSWAP. */
 GSHMEMI_HD uint32_t gshmemi_qwqe_slots(const gshmemi_wqe_t *w)
@@ -45,6 +53,7 @@ typedef struct gshmemi_qresult {
 typedef struct gshmemi_queue {
     gshmemi_channels_t ch;        /* rings[count] (device memory) */
     gshmemi_qresult_t *results;   /* [count * capacity], pinned + mapped */
+    unsigned char *payload;       /* [count][2 * capacity][GSHMEMI_QPAYLOAD], pinned + mapped */
     uint32_t capacity;            /* slots per ring (power of two) */
     uint32_t reserved;
 } gshmemi_queue_t;
@@ -107,6 +116,37 @@ GSHMEMI_DEV gshmemi_devq_ticket_t gshmemi_devq_post(const char *call, int pe,
     return t;
 }
 
+/* Posts the PUT w (laddr = source, value = n <= GSHMEMI_QPAYLOAD bytes)
+ * with F_PAYLOAD: the bytes go to the entry's payload first, which the
+ * engine reads in place. Payloads are indexed modulo twice the capacity:
+ * ring space for entry idx means entry idx - capacity was taken, and the
+ * engine never has half a ring issued and incomplete, so the payload's
+ * previous entry (idx - 2 x capacity) is complete: no transport reads it
+ * any more, and no wait beyond ring space is needed. */
+GSHMEMI_DEV void gshmemi_devq_post_payload(const char *call, int pe, gshmemi_wqe_t *w)
+{
+    const gshmemi_queue_t *q = gshmemi_devq(call, pe);
+    uint32_t ch = gshmemi_devq_channel(q);
+    const gshmemi_ring_t *r = &q->ch.rings[ch];
+    uint64_t idx = gshmemi_ring_reserve(r, 1);
+    int rc = gshmemi_ring_wait_space(r, idx, 1, NULL);
+    if (rc != 0)
+        gshmemi_devq_fail(call, pe, rc);
+    uint64_t *d = (uint64_t *)(q->payload + ((size_t)ch * 2 * q->capacity +
+                                             (idx & (2 * q->capacity - 1))) * GSHMEMI_QPAYLOAD);
+    const unsigned char *src = (const unsigned char *)(uintptr_t)w->laddr;
+    uint32_t n = (uint32_t)w->value;
+    for (uint32_t i = 0; i < n; i += 8) {   /* whole words: the payload has room */
+        uint64_t v = 0;
+        for (uint32_t j = 0; j < 8 && i + j < n; j++)
+            v |= (uint64_t)src[i + j] << (8 * j);
+        d[i / 8] = v;
+    }
+    w->laddr = 0;
+    w->ctrl = gshmemi_wqe_ctrl(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_PAYLOAD, 0, (uint32_t)pe);
+    gshmemi_ring_write(r, idx, w);   /* its release store orders the payload before it */
+}
+
 /* Until the ticket's entries are complete. */
 GSHMEMI_DEV void gshmemi_devq_wait(const char *call, int pe, const gshmemi_devq_ticket_t &t)
 {
@@ -155,9 +195,12 @@ GSHMEMI_DEV void gshmemi_devq_group_sync(gshmemi_dev_group_t g)
 
 /* ---- operations ---------------------------------------------------------- */
 
-/* Blocking: returns once the entry is complete (data delivered), so the
- * source may be reused. nbi: returns once posted; the engine reads the
- * source later: reuse it after gshmem_quiet. */
+/* Blocking: returns once the source may be reused, as OpenSHMEM and
+ * NVSHMEM define it (delivery is quiet's job): at once for inline data and
+ * payloads (up to GSHMEMI_QPAYLOAD bytes, copied at the post), else when
+ * the entry is complete (the engine read the source and the data was
+ * delivered). nbi: returns once posted; the engine reads a larger source
+ * later: reuse it after gshmem_quiet. */
 GSHMEMI_DEV void gshmemi_devq_put(const char *call, void *dest, const void *src, size_t n,
                                   int pe, bool blocking)
 {
@@ -170,6 +213,10 @@ GSHMEMI_DEV void gshmemi_devq_put(const char *call, void *dest, const void *src,
         w.value = n == 8 ? *(const uint64_t *)src : *(const uint32_t *)src;
         w.ctrl = gshmemi_wqe_ctrl(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_INLINE |
                                   (n == 4 ? GSHMEMI_WQE_F_AMO32 : 0u), 0, (uint32_t)pe);
+        blocking = false;
+    } else if (n <= GSHMEMI_QPAYLOAD) {
+        gshmemi_devq_post_payload(call, pe, &w);
+        return;
     }
     gshmemi_devq_ticket_t t = gshmemi_devq_post(call, pe, &w, 1);
     if (blocking)
