@@ -3,10 +3,10 @@
  * Per ring: slots (capacity WQEs), the tail / completed / status words (each
  * on its own 128-byte line), the operand words of inline data, and the
  * result slots and payloads (one array each for all rings) in pinned host
- * memory mapped into the GPU; the head and the producers' cache (each on its own line) in
- * device memory. The ring descriptors (device addresses) and the
- * gshmemi_queue_t that the device state points to are in device memory.
- * A host engine (tests) uses plain host memory for all of it. */
+ * memory mapped into the GPU; the head and the producers' cache (each on
+ * its own line) in device memory. The ring descriptors (device addresses)
+ * and the gshmemi_queue_t that the device state points to are in device
+ * memory. A host engine (tests) uses plain host memory for all of it. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -68,9 +68,9 @@ extern "C" {
 
 /* On P2P a blocking put equals nbi: the stores are issued (the source may
  * be reused) and quiet's system fence completes them. On the queue path a
- * blocking put returns when its entry is complete (delivered), but for 4
- * or 8 aligned bytes: they travel in the entry, which is posted on return
- * (quiet completes it). */
+ * blocking put of up to 64 bytes returns once posted (the bytes travel
+ * with the entry: inline or in its payload; quiet completes it), a larger
+ * one when its entry is complete (delivered). */
 GSHMEMI_DEV_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
 {
     gshmemi_dev_put("gshmem_putmem", dest, source, nelems, pe, gshmemi_dev_thread(), true);
