@@ -152,13 +152,12 @@ int gshmemi_proxy_channels_create(gshmemi_proxy_t *p)
     GSHMEMI_CHECK_GOTO(proxy_alloc(p, GSHMEMI_PROXY_MEM_PINNED, (size_t)p->n_chan *
                                    p->capacity * sizeof(gshmemi_qresult_t), &res_h, &res_d),
                        rc, fail);
-    GSHMEMI_CHECK_GOTO(proxy_alloc(p, GSHMEMI_PROXY_MEM_PINNED, (size_t)p->n_chan * 2 *
-                                   p->capacity * GSHMEMI_QPAYLOAD, &pay_h, &pay_d),
-                       rc, fail);
+    size_t pay_ring = gshmemi_qpayload_ring_bytes(p->capacity);
+    GSHMEMI_CHECK_GOTO(proxy_alloc(p, GSHMEMI_PROXY_MEM_PINNED, p->n_chan * pay_ring, &pay_h,
+                                   &pay_d), rc, fail);
     for (uint32_t k = 0; k < p->n_chan; k++) {
         p->chan[k].results = (gshmemi_qresult_t *)res_h + (size_t)k * p->capacity;
-        p->chan[k].payload = (const unsigned char *)pay_h +
-                             (size_t)k * 2 * p->capacity * GSHMEMI_QPAYLOAD;
+        p->chan[k].payload = (const unsigned char *)pay_h + k * pay_ring;
     }
     GSHMEMI_CHECK_GOTO(proxy_alloc(p, GSHMEMI_PROXY_MEM_DEVICE, p->n_chan * sizeof rings[0],
                                    &rings_h, &rings_d), rc, fail);

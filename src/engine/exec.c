@@ -216,7 +216,7 @@ static int proxy_put(gshmemi_proxy_t *p, uint32_t k, uint64_t idx, const gshmemi
     } else if (fl & GSHMEMI_WQE_F_PAYLOAD) {
         /* the producer's copy: host memory, left alone until this entry is
          * complete (indexed modulo 2 x capacity: gshmemi_devq_post_payload) */
-        src = ch->payload + (idx & (2 * p->capacity - 1)) * GSHMEMI_QPAYLOAD;
+        src = ch->payload + gshmemi_qpayload_at(p->capacity, idx);
     }
     if (n == 0)
         return GSHMEM_SUCCESS;

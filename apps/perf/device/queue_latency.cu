@@ -180,11 +180,16 @@ typedef struct ql_ctx {
 
 static int ql_opt(int opt, const char *arg, void *ctx)
 {
-    if (opt == 'p' || opt == 'q') {
-        *(opt == 'p' ? &((ql_ctx_t *)ctx)->phases : &((ql_ctx_t *)ctx)->put_only) = 1;
+    ql_ctx_t *c = (ql_ctx_t *)ctx;
+    if (opt == 'p') {
+        c->phases = 1;
         return 0;
     }
-    return bdev_parse_int(QL_NAME, opt, arg, 1, &((ql_ctx_t *)ctx)->reps);
+    if (opt == 'q') {
+        c->put_only = 1;
+        return 0;
+    }
+    return bdev_parse_int(QL_NAME, opt, arg, 1, &c->reps);
 }
 
 /* PE 0: the phases of an 8 B queue put (after the timed runs). */

@@ -32,6 +32,18 @@
  * capacity payloads (gshmemi_devq_post_payload says why). */
 #define GSHMEMI_QPAYLOAD 64u
 
+/* A ring's payload bytes, and where entry idx's payload starts in them:
+ * payloads go by idx modulo 2 x capacity (gshmemi_devq_post_payload). The
+ * producer and the engine both index with these. */
+GSHMEMI_HD size_t gshmemi_qpayload_ring_bytes(uint32_t capacity)
+{
+    return (size_t)2 * capacity * GSHMEMI_QPAYLOAD;
+}
+GSHMEMI_HD size_t gshmemi_qpayload_at(uint32_t capacity, uint64_t idx)
+{
+    return (size_t)(idx & (2 * (uint64_t)capacity - 1)) * GSHMEMI_QPAYLOAD;
+}
+
 /* Slots an entry takes, from its first word: 2 for PUT_SIGNAL and CSWAP. */
 GSHMEMI_HD uint32_t gshmemi_qwqe_slots(const gshmemi_wqe_t *w)
 {
@@ -132,8 +144,8 @@ GSHMEMI_DEV void gshmemi_devq_post_payload(const char *call, int pe, gshmemi_wqe
     int rc = gshmemi_ring_wait_space(r, idx, 1, NULL);
     if (rc != 0)
         gshmemi_devq_fail(call, pe, rc);
-    uint64_t *d = (uint64_t *)(q->payload + ((size_t)ch * 2 * q->capacity +
-                                             (idx & (2 * q->capacity - 1))) * GSHMEMI_QPAYLOAD);
+    uint64_t *d = (uint64_t *)(q->payload + ch * gshmemi_qpayload_ring_bytes(q->capacity) +
+                               gshmemi_qpayload_at(q->capacity, idx));
     const unsigned char *src = (const unsigned char *)(uintptr_t)w->laddr;
     uint32_t n = (uint32_t)w->value;
     for (uint32_t i = 0; i < n; i += 8) {   /* whole words: the payload has room */

@@ -105,12 +105,13 @@ int gshmemi_device_state_publish(const gshmemi_dev_state_t *s)
 
 /* ---- construction at init ------------------------------------------------ */
 
-/* The transport that publishes a device table of peer heap bases (p2p), or
- * NULL (no PE reached by load/store). */
-static gshmemi_transport_t *gshmemi_dstate_peer_tp(gshmemi_state_t *g)
+/* The transport that publishes a device table of peer heap bases (p2p),
+ * its table in *bases_p; or NULL (no PE reached by load/store). */
+static gshmemi_transport_t *gshmemi_dstate_peer_tp(gshmemi_state_t *g, void *const **bases_p)
 {
     for (int i = 0; i < g->n_tps; i++)
-        if (g->tps[i].ops != NULL && g->tps[i].ops->peer_bases_device(&g->tps[i]) != NULL)
+        if (g->tps[i].ops != NULL &&
+            (*bases_p = g->tps[i].ops->peer_bases_device(&g->tps[i])) != NULL)
             return &g->tps[i];
     return NULL;
 }
@@ -170,10 +171,10 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     s.heap_size = g->heap.size;
     /* GSHMEM_DEVICE_QUEUE_ONLY: no load/store peers for the device (the host
      * transports still use them): every remote call takes the queue path */
-    gshmemi_transport_t *ptp = g->cfg.device_queue_only ? NULL : gshmemi_dstate_peer_tp(g);
-    if (ptp != NULL) {
-        s.peer_base = ptp->ops->peer_bases_device(ptp);
-        gshmemi_dstate_peer_inline(&s, ptp);
+    if (!g->cfg.device_queue_only) {
+        gshmemi_transport_t *ptp = gshmemi_dstate_peer_tp(g, &s.peer_base);
+        if (ptp != NULL)
+            gshmemi_dstate_peer_inline(&s, ptp);
     }
     s.sync_base = sync;
     s.sync_off = off;
