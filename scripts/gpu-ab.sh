@@ -11,7 +11,11 @@
 # shows; then a table of the medians, each / base. Each run checks its data
 # first. Output in $OUT/ab (or /tmp/gshmem-gpu-ab): logs/, csv/, table.md.
 # GPU_AB_ROUNDS (2) sets the interleaving, GPU_AB_BENCH (all three) which
-# benchmarks run, GPU_AB_PUTBW put-bw's flags (-b 4K -e 4M -n 20 -w 3).
+# benchmarks run, GPU_AB_PUTBW put-bw's flags (-b 4K -e 4M -n 20 -w 3);
+# GPU_AB_SASS=1 also dumps each one's kernels' SASS (cuobjdump) to sass/;
+# GPU_AB_NVSHMEM=DIR adds NVSHMEM's programs from DIR (nvshmem-perf-*, as
+# scripts/perf-device.sh builds them, e.g. /tmp/build-nvshmem) as one more
+# column, "nvshmem", interleaved with the others.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${1:?usage: gpu-ab.sh BUILD_DIR BASE_DIR [VARIANT_DIR...]}
@@ -24,6 +28,10 @@ for v in "$@"; do
   [ -z "${vdir[$n]:-}" ] || { echo "gpu-ab: variant $v: the name $n is taken (base, new or an earlier variant)" >&2; exit 2; }
   names+=("$n"); vdir[$n]=$v
 done
+if [ -n "${GPU_AB_NVSHMEM:-}" ]; then
+  names+=(nvshmem); vdir[nvshmem]=$GPU_AB_NVSHMEM
+  nv_lib=$(python3 -c "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))")/nvidia/nvshmem/lib
+fi
 OUT=${OUT:-/tmp/gshmem-gpu-ab}/ab
 mkdir -p "$OUT/csv"
 . scripts/gpu-env.sh "$B"
@@ -36,6 +44,15 @@ for r in $(seq 1 "${GPU_AB_ROUNDS:-2}"); do
   for bench in ${GPU_AB_BENCH:-put-latency put-bw signal-pingpong}; do
     for v in "${names[@]}"; do
       dir=${vdir[$v]}
+      if [ $v = nvshmem ]; then
+        [ -x "$dir/nvshmem-perf-$bench" ] || continue
+        # shellcheck disable=SC2086
+        gpu_run "$bench-$v-$r" 300 env LD_LIBRARY_PATH="$nv_lib:$LD_LIBRARY_PATH" \
+          mpirun --allow-run-as-root -np 2 --bind-to none -x LD_LIBRARY_PATH \
+          -x NVSHMEM_REMOTE_TRANSPORT=none -x NVSHMEM_DISABLE_NVLS=1 -x NCCL_NVLS_ENABLE=0 \
+          "$dir/nvshmem-perf-$bench" ${flags[$bench]} -o "$OUT/csv/$bench-$v-$r.csv"
+        continue
+      fi
       [ -x "$dir/gshmem-perf-dev-$bench" ] || continue
       lib=$LD_LIBRARY_PATH
       [ $v != new ] && [ -e "$dir/lib/libgshmem.so.0" ] && lib=$(cd "$dir/lib" && pwd):$lib
@@ -45,6 +62,16 @@ for r in $(seq 1 "${GPU_AB_ROUNDS:-2}"); do
     done
   done
 done
+if [ "${GPU_AB_SASS:-0}" = 1 ]; then
+  mkdir -p "$OUT/sass"
+  for v in "${names[@]}"; do
+    for bench in ${GPU_AB_BENCH:-put-latency put-bw signal-pingpong}; do
+      f=${vdir[$v]}/gshmem-perf-dev-$bench
+      [ $v = nvshmem ] && f=${vdir[$v]}/nvshmem-perf-$bench
+      [ -x "$f" ] && cuobjdump -sass "$f" >"$OUT/sass/$bench-$v.txt" 2>&1
+    done
+  done
+fi
 python3 - "$OUT/csv" "${names[@]}" <<'PY' | tee "$OUT/table.md"
 import csv, glob, os, statistics, sys
 d, names = sys.argv[1], sys.argv[2:]

@@ -222,16 +222,16 @@ GSHMEMI_DEV gshmemi_dev_group_t gshmemi_dev_block(void)
 
 /* ---- the copy loop --------------------------------------------------------------- */
 
-/* nw words of W from s to d, split over the group. Loads in flight per
- * thread: 4 in groups under 256 threads (a thread's or a warp's put is
- * bound by the loads' latency: with 2, one thread's 4 KiB put took 1.8x as
- * long), 2 in larger ones (one block's 32-64 KiB put: 35-43 GB/s with 2,
- * 32-34 with 4, 34-39 with 1); the last words two at a time
- * (docs/results/device-perf-2026-11-26-s10). */
-template <typename W>
-GSHMEMI_DEV void gshmemi_dev_copy_words(W *d, const W *s, size_t nw, gshmemi_dev_group_t g)
+/* nw words of W from s to d, split over the group, with index type I.
+ * Loads in flight per thread: 4 in groups under 256 threads (a thread's or
+ * a warp's put is bound by the loads' latency: with 2, one thread's 4 KiB
+ * put took 1.8x as long), 2 in larger ones (one block's 32-64 KiB put:
+ * 35-43 GB/s with 2, 32-34 with 4, 34-39 with 1); the last words two at a
+ * time (docs/results/device-perf-2026-11-26-s10). */
+template <typename W, typename I>
+GSHMEMI_DEV void gshmemi_dev_copy_words_i(W *d, const W *s, I nw, gshmemi_dev_group_t g)
 {
-    size_t i = g.rank, st = g.size;
+    I i = g.rank, st = g.size;
     if (st < 256)
         for (; i + 3 * st < nw; i += 4 * st) {
             W a = s[i], b = s[i + st], c = s[i + 2 * st], e = s[i + 3 * st];
@@ -247,6 +247,19 @@ GSHMEMI_DEV void gshmemi_dev_copy_words(W *d, const W *s, size_t nw, gshmemi_dev
     }
     if (i < nw)
         d[i] = s[i];
+}
+
+/* 32-bit indices below 2^31 words (i + 3 x size cannot wrap for groups of
+ * up to 2^30 threads): one instruction per compare and address instead of
+ * two; one block's 4-16 KiB put 1.10-1.14x, a thread's 1-64 KiB put 0.96x
+ * the time of 64-bit indices (docs/results/device-perf-2026-11-26-s12). */
+template <typename W>
+GSHMEMI_DEV void gshmemi_dev_copy_words(W *d, const W *s, size_t nw, gshmemi_dev_group_t g)
+{
+    if (nw < ((size_t)1 << 31))
+        gshmemi_dev_copy_words_i<W, unsigned>(d, s, (unsigned)nw, g);
+    else
+        gshmemi_dev_copy_words_i<W, size_t>(d, s, nw, g);
 }
 
 GSHMEMI_DEV void gshmemi_dev_copy_bytes(char *d, const char *s, size_t n, gshmemi_dev_group_t g)
@@ -299,54 +312,75 @@ GSHMEMI_DEV void gshmemi_dev_copy_tail(char *d, const char *s, size_t n, gshmemi
         }
 }
 
-/* n bytes, widest words (16, 8, 4, 2, 1 bytes) that both addresses can
- * share: a head up to the alignment, the words, a tail; head and tail in
- * aligned words (gshmemi_dev_copy_head, _tail). Every thread of a block
- * runs this setup, and at 4 KiB it costs more than the stores: the common
- * case (both addresses and n multiples of 16) decides with one test. */
-GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_dev_group_t g)
+/* The copies gshmemi_dev_copy does not decide at once. Where both
+ * addresses can share 16-byte words it copies the head and the tail and
+ * narrows [*d, *d + *n) to the 16-byte words between them, for the caller's
+ * one 16-byte loop (returns true); otherwise it copies everything, in the
+ * widest words both addresses share (8, 4, 2 bytes) or in bytes (false). */
+GSHMEMI_DEV bool gshmemi_dev_copy_edges(char **dp, const char **sp, size_t *np,
+                                        gshmemi_dev_group_t g)
 {
-    char *d = (char *)dst;
-    const char *s = (const char *)src;
+    char *d = *dp;
+    const char *s = *sp;
+    size_t n = *np;
     uintptr_t a = (uintptr_t)d;
-    unsigned addr_bits = (unsigned)a | (unsigned)(uintptr_t)s;   /* low bits of both */
-    unsigned lw = 4u;   /* log2 of the word */
-    size_t nw = n >> 4, tail = 0;
-    if (((addr_bits | (unsigned)n) & 15u) != 0) {
-        unsigned m = (unsigned)n - 1u;
-        /* 1, 2, 4 or 8 bytes, both aligned to it: one word (a p) */
-        if (n - 1 < 15 && (n & m) == 0 && (addr_bits & m) == 0) {
-            gshmemi_dev_copy_piece(d, s, 0, (unsigned)n, 0, g);
-            return;
-        }
-        unsigned diff = (unsigned)((a ^ (uintptr_t)s) & 15u);
-        /* shifts, not a 64-bit division (with 1024 threads, a division
-         * per call cost more than moving 4 KiB) */
-        lw = diff == 0 ? 4u : (diff & 7u) == 0 ? 3u : (diff & 3u) == 0 ? 2u
-           : (diff & 1u) == 0 ? 1u : 0u;
-        size_t w = (size_t)1 << lw;
-        size_t head = (w - (a & (w - 1))) & (w - 1);
-        if (w == 1 || head > n) {   /* no common alignment, or short of the first word: bytes */
-            gshmemi_dev_copy_bytes(d, s, n, g);
-            return;
-        }
-        if (head > 0)
-            gshmemi_dev_copy_head(d, s, w, g);
-        d += head;
-        s += head;
-        nw = (n - head) >> lw;
-        tail = n - head - (nw << lw);
+    unsigned diff = (unsigned)((a ^ (uintptr_t)s) & 15u);
+    /* shifts, not a 64-bit division (with 1024 threads, a division per
+     * call cost more than moving 4 KiB) */
+    unsigned lw = diff == 0 ? 4u : (diff & 7u) == 0 ? 3u : (diff & 3u) == 0 ? 2u
+                : (diff & 1u) == 0 ? 1u : 0u;   /* log2 of the word */
+    size_t w = (size_t)1 << lw;
+    size_t head = (w - (a & (w - 1))) & (w - 1);
+    if (w == 1 || head > n) {   /* no common alignment, or short of the first word: bytes */
+        gshmemi_dev_copy_bytes(d, s, n, g);
+        return false;
     }
-    if (lw == 4u)   /* first: the common case's one branch */
-        gshmemi_dev_copy_words((int4 *)d, (const int4 *)s, nw, g);
-    else if (lw == 3u)
+    if (head > 0)
+        gshmemi_dev_copy_head(d, s, w, g);
+    d += head;
+    s += head;
+    size_t nw = (n - head) >> lw, tail = n - head - (nw << lw);
+    if (tail > 0)
+        gshmemi_dev_copy_tail(d + (nw << lw), s + (nw << lw), tail, g);
+    if (lw == 4u) {
+        *dp = d;
+        *sp = s;
+        *np = nw << 4;
+        return true;
+    }
+    if (lw == 3u)
         gshmemi_dev_copy_words((uint64_t *)d, (const uint64_t *)s, nw, g);
     else if (lw == 2u)
         gshmemi_dev_copy_words((uint32_t *)d, (const uint32_t *)s, nw, g);
     else
         gshmemi_dev_copy_words((uint16_t *)d, (const uint16_t *)s, nw, g);
-    if (tail > 0)
-        gshmemi_dev_copy_tail(d + (nw << lw), s + (nw << lw), tail, g);
+    return false;
+}
+
+/* n bytes, widest words (16, 8, 4, 2, 1 bytes) that both addresses can
+ * share: a head up to the alignment, the words, a tail; head and tail in
+ * aligned words (gshmemi_dev_copy_head, _tail). Every thread of a block
+ * runs this setup, and at 4 KiB it costs more than the stores: the common
+ * case (both addresses and n multiples of 16) decides with one test and
+ * goes straight to the one 16-byte loop, which the other 16-byte cases
+ * reach too (gshmemi_dev_copy_edges narrows them): one copy of that loop
+ * keeps put_bw's kernel at 40 registers (two took it to 56). */
+GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_dev_group_t g)
+{
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+    unsigned addr_bits = (unsigned)(uintptr_t)d | (unsigned)(uintptr_t)s;   /* low bits of both */
+    if (((addr_bits | (unsigned)n) & 15u) != 0) {
+        unsigned m = (unsigned)n - 1u;
+        /* 1, 2, 4 or 8 bytes, both aligned to it: one word */
+        if (n - 1 < 15 && (n & m) == 0 && (addr_bits & m) == 0) {
+            gshmemi_dev_copy_piece(d, s, 0, (unsigned)n, 0, g);
+            return;
+        }
+        if (!gshmemi_dev_copy_edges(&d, &s, &n, g))
+            return;
+    }
+    gshmemi_dev_copy_words((int4 *)d, (const int4 *)s, n >> 4, g);   /* the common case */
 }
 
 /* gshmemi_dev_exch_u32/_u64 (relaxed, system scope): impl/gshmem_dev_port.h */

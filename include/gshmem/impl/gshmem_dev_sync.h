@@ -104,8 +104,9 @@ GSHMEMI_DEV void gshmemi_dev_put_signal(const char *call, void *dest, const void
         gshmemi_dev_fail_arg(call, "sig_op", sig_op);
     uint64_t *r = (uint64_t *)gshmemi_dev_peer_addr(sig_addr, pe);
     if (r != NULL) {
+        /* dest is in the same heap: its twin is as far from it as sig_addr's */
         if (n > 0)
-            gshmemi_dev_copy(gshmemi_dev_peer_addr(dest, pe), source, n, g);
+            gshmemi_dev_copy((char *)dest + ((char *)r - (char *)sig_addr), source, n, g);
         gshmemi_devq_group_sync(g);
         if (g.rank == 0)
             gshmemi_dev_signal_p2p(r, signal, sig_op);
