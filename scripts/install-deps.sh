@@ -4,8 +4,11 @@
 set -euo pipefail
 # hipcc (Debian's ROCm 5.2 HIP compiler, clang-15): scripts/test.sh compiles
 # the device API with it for gfx90a (compile check only, no AMD GPU needed).
+# python3-numpy, python3-torch (1.13, CPU): the Python package's tests
+# (tests/python, run by /usr/bin/python3; about a minute of apt).
 pkgs=(build-essential cmake pkg-config libfabric-dev libfabric-bin libhwloc-dev
-      libcriterion-dev libopenmpi-dev openmpi-bin libpmix-dev hipcc)
+      libcriterion-dev libopenmpi-dev openmpi-bin libpmix-dev hipcc
+      python3-numpy python3-torch)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,32 +5,25 @@
  *   [B][tmax * D] (destination-major), gshmem_alltoallmem exchanges equal
  *   blocks of B/P rows (the host collective stands in for NCCL here), then
  *   an unpack copies each source's block into its columns of the output.
- * - fused: the threads run the work items of dlrm_plan.h from one atomic
- *   counter; a thread pools an item's bags into the output (local
- *   destination) or into the staging slice; the thread that completes a
- *   slice's last item (per-slice counter) sends it: one host put per row,
- *   a fence, and a put-with-signal of the last row that sets the slice's
- *   signal at the destination to the epoch. Then the PE waits for the
- *   signals of every slice addressed to it.
+ * - fused: dlrm_cpu_fused.h (the threads run the work items of dlrm_plan.h
+ *   and send each slice with host put-with-signal as it completes).
  * - compute_only: the same, every destination forced local (staging only,
- *   local signals): the floor.
- * gshmem calls from the worker threads are serialised by one mutex. */
+ *   local signals): the floor. */
 #define _GNU_SOURCE
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dlrm_backend.h"
+#include "dlrm_cpu_fused.h"
 #include "dlrm_pool.h"
 #include "dlrm_ref.h"
 #include "gshmem.h"
 
 typedef struct cpu {
     dlrm_pool_t pool;
-    pthread_mutex_t send_lock;
+    dlrm_cpu_fused_t fz;        /* the fused mode; its weights and CSR serve the baseline */
     /* case */
     dlrm_case_t c;
     dlrm_part_t p;
@@ -38,53 +31,11 @@ typedef struct cpu {
     float *w32;                 /* weights: fp32 ... */
     uint16_t *w16;              /* ... or fp16 / bf16 bits */
     float *out, *send, *recv, *stage;   /* symmetric */
-    uint64_t *sig;              /* symmetric [P][G] */
-    uint32_t *cnt;              /* per-slice completions [P][G] (monotonic) */
     float *ref_out, *ref_send;  /* snapshot */
-    uint64_t epoch;
-    /* the current job */
-    int64_t next;               /* atomic work counter */
-    int compute_only;
-    dlrm_trace_row_t *slice_tr; /* [P][G] when tracing */
-    int64_t t_origin;
+    int64_t next;               /* atomic bag counter of the baseline */
     int lmax;
     int fault;
 } cpu_t;
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* ---- pooling ----------------------------------------------------------------- */
-
-/* Sum pooling of bag (local table t, global sample b) into dst[0..D),
- * accumulated in fp32 in index order. */
-static void pool_bag(const cpu_t *c, int64_t t, int64_t b, float *dst)
-{
-    const int D = c->p.D;
-    const int64_t *o = c->loc.off + t * (c->p.B + 1);
-    for (int d = 0; d < D; d++)
-        dst[d] = 0.0f;
-    for (int64_t k = o[b]; k < o[b + 1]; k++) {
-        int64_t row = c->loc.wrow[t] + c->loc.idx[k];
-        if (c->w32 != NULL) {
-            const float *r = c->w32 + row * D;
-            for (int d = 0; d < D; d++)
-                dst[d] += r[d];
-        } else if (c->c.dtype == DLRM_F16) {
-            const uint16_t *r = c->w16 + row * D;
-            for (int d = 0; d < D; d++)
-                dst[d] += dlrm_f16_to_f32(r[d]);
-        } else {
-            const uint16_t *r = c->w16 + row * D;
-            for (int d = 0; d < D; d++)
-                dst[d] += dlrm_bf16_to_f32(r[d]);
-        }
-    }
-}
 
 /* ---- baseline ------------------------------------------------------------------ */
 
@@ -102,7 +53,7 @@ static void base_job(void *arg, int tid)
         for (int64_t j = j0; j < j0 + BAG_CHUNK && j < n; j++) {
             int64_t t, b;
             dlrm_bag_decode(c->c.order, c->p.tn, c->p.B, j, &t, &b);
-            pool_bag(c, t, b, c->send + b * ld + t * c->p.D);
+            dlrm_cpu_pool_bag(&c->fz, t, b, c->send + b * ld + t * c->p.D);
         }
     }
 }
@@ -111,17 +62,17 @@ static void run_baseline(cpu_t *c, dlrm_trace_buf_t *tr, dlrm_phases_t *ph)
 {
     const dlrm_part_t *p = &c->p;
     const size_t blk = (size_t)p->Bp * p->tmax * p->D * sizeof(float);
-    int64_t t0 = now_ns();
+    int64_t t0 = dlrm_now_ns();
     c->next = 0;
     dlrm_pool_run(&c->pool, base_job, c);
-    int64_t t1 = now_ns();
+    int64_t t1 = dlrm_now_ns();
     int rc = gshmem_alltoallmem(GSHMEM_TEAM_WORLD, c->recv, c->send, blk);
     if (rc != 0) {
         fprintf(stderr, "gshmem-dlrm: PE %d: gshmem_alltoallmem of %zu bytes per PE failed: %d\n",
                 p->me, blk, rc);
         gshmem_global_exit(1);
     }
-    int64_t t2 = now_ns();
+    int64_t t2 = dlrm_now_ns();
     for (int s = 0; s < p->P; s++) {
         int64_t ts = dlrm_tstart(p->T, p->P, s), tc = dlrm_tcount(p->T, p->P, s);
         for (int64_t b = 0; b < p->Bp; b++)
@@ -129,7 +80,7 @@ static void run_baseline(cpu_t *c, dlrm_trace_buf_t *tr, dlrm_phases_t *ph)
                    c->recv + ((int64_t)s * p->Bp + b) * p->tmax * p->D,
                    sizeof(float) * (size_t)(tc * p->D));
     }
-    int64_t t3 = now_ns();
+    int64_t t3 = dlrm_now_ns();
     if (ph != NULL) {
         ph->embed_us = (t1 - t0) * 1e-3;
         ph->a2a_us = (t2 - t1) * 1e-3;
@@ -151,111 +102,6 @@ static void run_baseline(cpu_t *c, dlrm_trace_buf_t *tr, dlrm_phases_t *ph)
     }
 }
 
-/* ---- fused / compute_only ------------------------------------------------------ */
-
-/* The slice (q, g) is complete: hand it to q. */
-static void send_slice(cpu_t *c, int q, int64_t g)
-{
-    const dlrm_part_t *p = &c->p;
-    const int n = dlrm_slice_len(p, g);
-    int64_t ts = now_ns() - c->t_origin, bytes = (int64_t)n * p->tn * p->D * 4;
-    pthread_mutex_lock(&c->send_lock);
-    if (c->compute_only || q == p->me) {
-        uint64_t *s = c->sig + (c->compute_only ? q : p->me) * p->G + g;
-        gshmem_putmem_signal_nbi(c->out, c->out, 0, s, c->epoch, GSHMEM_SIGNAL_SET, p->me);
-    } else {
-        const size_t seg = sizeof(float) * (size_t)(p->tn * p->D);
-        for (int r = 0; r < n; r++) {
-            int64_t b = g * p->rows + r;
-            float *dst = c->out + b * p->T * p->D + p->t0 * p->D;
-            const float *src = c->stage + ((int64_t)q * p->Bp + b) * p->tn * p->D;
-            if (r < n - 1) {
-                gshmem_putmem_nbi(dst, src, seg, q);
-            } else {
-                gshmem_fence();   /* the rows before the signal */
-                gshmem_putmem_signal_nbi(dst, src, seg, c->sig + p->me * p->G + g, c->epoch,
-                                         GSHMEM_SIGNAL_SET, q);
-            }
-        }
-    }
-    pthread_mutex_unlock(&c->send_lock);
-    if (c->slice_tr != NULL) {
-        dlrm_trace_row_t r = {p->me, c->compute_only ? DLRM_MODE_COMPUTE_ONLY : DLRM_MODE_FUSED,
-                              c->compute_only ? p->me : q, DLRM_TK_SLICE, g, ts,
-                              now_ns() - c->t_origin, bytes};
-        c->slice_tr[q * p->G + g] = r;
-    }
-}
-
-static void fused_job(void *arg, int tid)
-{
-    cpu_t *c = arg;
-    const dlrm_part_t *p = &c->p;
-    const int64_t n_items = dlrm_n_items(p);
-    (void)tid;
-    for (;;) {
-        int64_t i = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
-        if (i >= n_items)
-            break;
-        dlrm_item_t it = dlrm_item_decode(p, c->c.sched, c->c.order, i);
-        for (int r = 0; r < it.n; r++) {
-            int64_t b = it.b0 + r;   /* q's local sample */
-            if (c->fault && i == 0 && r == 0)
-                continue;   /* --fault: leave one pooled row unwritten (tests the checks) */
-            float *dst = !c->compute_only && it.q == p->me
-                             ? c->out + b * p->T * p->D + (p->t0 + it.t) * p->D
-                             : c->stage + ((int64_t)it.q * p->Bp + b) * p->tn * p->D +
-                                   it.t * p->D;
-            pool_bag(c, it.t, (int64_t)it.q * p->Bp + b, dst);
-        }
-        uint32_t done = __atomic_add_fetch(&c->cnt[it.q * p->G + it.g], 1, __ATOMIC_ACQ_REL);
-        if ((uint64_t)done == c->epoch * (uint64_t)dlrm_slice_items(p, it.g))
-            send_slice(c, it.q, it.g);
-    }
-}
-
-/* The consumer's wait: every slice addressed to this PE, bounded by
- * GSHMEM_TIMEOUT seconds (default 60): a slice that never comes is named. */
-static void wait_slices(cpu_t *c)
-{
-    const dlrm_part_t *p = &c->p;
-    const char *env = getenv("GSHMEM_TIMEOUT");
-    int64_t limit = (env && atoi(env) > 0 ? atoi(env) : 60) * (int64_t)1000000000;
-    int64_t start = now_ns();
-    for (int64_t j = 0; j < p->P * p->G; j++)
-        for (unsigned long spins = 0; gshmem_signal_fetch(c->sig + j) < c->epoch; spins++) {
-            if (spins % 1024 == 1023 && now_ns() - start > limit) {
-                fprintf(stderr, "gshmem-dlrm: PE %d: slice %lld from PE %lld never signalled "
-                        "(signal %llu, epoch %llu) after %lld s\n", p->me, (long long)(j % p->G),
-                        (long long)(j / p->G), (unsigned long long)gshmem_signal_fetch(c->sig + j),
-                        (unsigned long long)c->epoch, (long long)(limit / 1000000000));
-                gshmem_global_exit(1);
-            }
-            if (spins > 64)
-                sched_yield();
-        }
-}
-
-static void run_fused(cpu_t *c, int compute_only, dlrm_trace_buf_t *tr)
-{
-    const dlrm_part_t *p = &c->p;
-    c->epoch++;
-    c->compute_only = compute_only;
-    c->next = 0;
-    c->t_origin = now_ns();
-    if (tr != NULL)
-        c->slice_tr = calloc((size_t)(p->P * p->G), sizeof(dlrm_trace_row_t));
-    dlrm_pool_run(&c->pool, fused_job, c);
-    wait_slices(c);
-    gshmem_quiet();   /* staging may be reused: our puts are complete */
-    if (c->slice_tr != NULL) {
-        for (int64_t j = 0; j < p->P * p->G; j++)
-            dlrm_trace_add(tr, &c->slice_tr[j]);
-        free(c->slice_tr);
-        c->slice_tr = NULL;
-    }
-}
-
 /* ---- ops ------------------------------------------------------------------------- */
 
 static double cpu_run(dlrm_backend_t *be, dlrm_mode_t m, dlrm_trace_buf_t *tr,
@@ -263,33 +109,30 @@ static double cpu_run(dlrm_backend_t *be, dlrm_mode_t m, dlrm_trace_buf_t *tr,
 {
     cpu_t *c = be->impl;
     gshmem_barrier_all();
-    int64_t t0 = now_ns();
+    int64_t t0 = dlrm_now_ns();
     if (m == DLRM_MODE_BASELINE)
         run_baseline(c, tr, ph);
     else
-        run_fused(c, m == DLRM_MODE_COMPUTE_ONLY, tr);
-    return (now_ns() - t0) * 1e-3;
+        dlrm_cpu_fused_run(&c->fz, m == DLRM_MODE_COMPUTE_ONLY, tr);
+    return (dlrm_now_ns() - t0) * 1e-3;
 }
 
 static void cpu_teardown(dlrm_backend_t *be)
 {
     cpu_t *c = be->impl;
     /* collective frees, in the reverse order of the allocations */
-    if (c->sig) gshmem_free(c->sig);
+    dlrm_cpu_fused_destroy(&c->fz);
     if (c->stage) gshmem_free(c->stage);
     if (c->recv) gshmem_free(c->recv);
     if (c->send) gshmem_free(c->send);
     if (c->out) gshmem_free(c->out);
     free(c->w32);
     free(c->w16);
-    free(c->cnt);
     free(c->ref_out);
     free(c->ref_send);
     dlrm_local_free(&c->loc);
     c->out = c->send = c->recv = c->stage = c->w32 = c->ref_out = c->ref_send = NULL;
-    c->sig = NULL;
     c->w16 = NULL;
-    c->cnt = NULL;
 }
 
 static int cpu_setup(dlrm_backend_t *be, const dlrm_case_t *cs, const dlrm_inputs_t *in,
@@ -299,7 +142,6 @@ static int cpu_setup(dlrm_backend_t *be, const dlrm_case_t *cs, const dlrm_input
     c->c = *cs;
     c->p = *p;
     p = &c->p;
-    c->epoch = 0;
     c->lmax = dlrm_inputs_lmax(in);
     int local_rc = dlrm_local_build(&c->loc, in, p->t0, p->tn, why, whylen);
     if (local_rc == 0)
@@ -312,23 +154,27 @@ static int cpu_setup(dlrm_backend_t *be, const dlrm_case_t *cs, const dlrm_input
     c->send = gshmem_malloc(buf_n * 4);
     c->recv = gshmem_malloc(buf_n * 4);
     c->stage = gshmem_malloc(buf_n * 4);
-    c->sig = gshmem_calloc((size_t)(p->P * p->G), sizeof(uint64_t));
-    if (!c->out || !c->send || !c->recv || !c->stage || !c->sig) {
+    if (!c->out || !c->send || !c->recv || !c->stage) {
         snprintf(why, whylen, "symmetric heap too small for %zu + 3 x %zu floats "
                  "(raise GSHMEM_SYMMETRIC_SIZE)", out_n, buf_n);
         return -1;   /* on every PE (the allocator fails everywhere); the driver exits */
     }
+    /* the signals (collective); the weights are set below */
+    if (dlrm_cpu_fused_create(&c->fz, p, cs->dtype, cs->sched, cs->order, NULL, c->loc.off,
+                              c->loc.idx, c->loc.wrow, c->out, c->stage, &c->pool, why,
+                              whylen) != 0)
+        return -1;
+    c->fz.fault = c->fault;
     if (local_rc != 0)
         return -1;
     size_t wn = (size_t)c->loc.wrow[p->tn] * (size_t)p->D;
-    c->cnt = calloc((size_t)(p->P * p->G), sizeof(uint32_t));
     c->ref_out = malloc(out_n * 4);
     c->ref_send = malloc(buf_n * 4);
     if (cs->dtype == DLRM_F32)
         c->w32 = malloc(wn * 4);
     else
         c->w16 = malloc(wn * 2);
-    if (!c->cnt || !c->ref_out || !c->ref_send || (!c->w32 && !c->w16)) {
+    if (!c->ref_out || !c->ref_send || (!c->w32 && !c->w16)) {
         snprintf(why, whylen, "out of host memory for %zu weights", wn);
         return -1;
     }
@@ -342,6 +188,7 @@ static int cpu_setup(dlrm_backend_t *be, const dlrm_case_t *cs, const dlrm_input
                 else
                     c->w16[at] = cs->dtype == DLRM_F16 ? dlrm_f32_to_f16(w) : dlrm_f32_to_bf16(w);
             }
+    c->fz.weights = c->w32 != NULL ? (const void *)c->w32 : (const void *)c->w16;
     be->info.item_rows = c->p.crows;
     be->info.p2p_peers = 0;
     be->info.queue_peers = p->P - 1;
@@ -400,7 +247,6 @@ static void cpu_fini(dlrm_backend_t *be)
     if (c == NULL)
         return;
     dlrm_pool_fini(&c->pool);
-    pthread_mutex_destroy(&c->send_lock);
     free(c);
     be->impl = NULL;
 }
@@ -429,9 +275,9 @@ static double host_copy_gbps(void)
     memset(a, 1, n);
     memset(b, 2, n);
     for (int i = 0; i < 5; i++) {
-        int64_t t0 = now_ns();
+        int64_t t0 = dlrm_now_ns();
         memcpy(b, a, n);
-        double gbps = 2.0 * (double)n / (double)(now_ns() - t0);
+        double gbps = 2.0 * (double)n / (double)(dlrm_now_ns() - t0);
         if (gbps > best)
             best = gbps;
     }
@@ -450,7 +296,6 @@ int dlrm_cpu_backend_init(dlrm_backend_t *be, int threads, int fault, char *why,
         free(c);
         return -1;
     }
-    pthread_mutex_init(&c->send_lock, NULL);
     c->fault = fault;
     memset(be, 0, sizeof *be);
     be->ops = &cpu_ops;

@@ -57,8 +57,13 @@ CONFIGS = {
 CHECK_MAX_ELEMS = 2e8     # --check: T * B * Lmax * D gathered on the CPU
 WEIGHT_CHUNK = 1 << 24    # weight elements hashed per step (bounds temporaries)
 
-torch = None
-dist = None
+# Imported here for the modules that reuse this one's generator and
+# reference (torch_example.py, tests/python); --help works without torch.
+try:
+    import torch
+    import torch.distributed as dist
+except ImportError:
+    torch = dist = None
 
 
 # ---- the contract's generator on int64 tensors (values kept in [0, 2^32)) --
@@ -155,21 +160,25 @@ def check_generator(seed, dev):
     return n
 
 
-def reference_block(seed, t, b0, b1, rows, dim, lmax, fixed):
-    """fp64 reference on the CPU of table t's pooled bags b0..b1-1: [b1-b0, dim]."""
+def reference_block(seed, t, b0, b1, rows, dim, lmax, fixed, wdtype=None):
+    """fp64 reference on the CPU of table t's pooled bags b0..b1-1: [b1-b0, dim]
+    (wdtype: the weights rounded to that storage type first, e.g. float16)."""
     cpu = torch.device("cpu")
     L = gen_lengths(seed, t, 0, b1, lmax, fixed, cpu)
     k0 = int(L[:b0].sum())
     k1 = k0 + int(L[b0:b1].sum())
     idx = gen_indices(seed, t, k0, k1, rows, cpu)
     w = weights_of(seed, t, idx, dim, torch.float64)
+    if wdtype is not None:
+        w = w.to(wdtype).double()
     seg = torch.repeat_interleave(torch.arange(b1 - b0), L[b0:b1])
     return torch.zeros(b1 - b0, dim, dtype=torch.float64).index_add_(0, seg, w)
 
 
 def compare(out, pt, full):
     """Max abs error of this rank's out[B/P, T*D] against the fp64 reference:
-    every bag when full, else sampled bags of a few tables."""
+    every bag when full, else sampled bags of a few tables (pt["wdtype"], if
+    set: the weights' storage type)."""
     T, B, D, P, q = pt["T"], pt["B"], pt["D"], pt["P"], pt["rank"]
     Bl = B // P
     if full:
@@ -182,7 +191,7 @@ def compare(out, pt, full):
     for t in tables:
         for bl0, bl1 in blocks:
             ref = reference_block(pt["seed"], t, q * Bl + bl0, q * Bl + bl1, pt["rows"], D,
-                                  pt["lmax"], pt["fixed"])
+                                  pt["lmax"], pt["fixed"], pt.get("wdtype"))
             got = out[bl0:bl1, t * D:(t + 1) * D].double().cpu()
             err = max(err, (got - ref).abs().max().item())
     return err

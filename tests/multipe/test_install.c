@@ -11,7 +11,9 @@
  *                pkg-config, no CMake
  * each run on 2 PEs with the installed gshmemrun; in CUDA builds also a CUDA
  * source including <gshmem_device.h> from the installed headers (built
- * through pkg-config, not run). */
+ * through pkg-config, not run). And the installed Python package
+ * (<prefix>/lib/python3/dist-packages/gshmem) loading the installed
+ * libraries, not the build's, on 2 PEs. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,16 +35,31 @@ static void run_ok(const char *env, const char *cmd, int timeout_s, const char *
     test_run_free(&r);
 }
 
-Test(install, cmake_pkg_config_and_plain, .timeout = 300)
+/* cmake --install of this build into a new prefix (prefix: a mkdtemp
+ * template, filled in); skips sanitizer builds. */
+static void install_into(char *prefix)
 {
 #ifdef GSHMEM_SANITIZED
     cr_skip_test("sanitizer build: an installed ASan library cannot serve a plain consumer");
 #endif
-    char prefix[] = "/tmp/gshmem-install-XXXXXX", cmd[2048], env[1200];
+    char cmd[256];
     cr_assert_not_null(mkdtemp(prefix));
-
     snprintf(cmd, sizeof cmd, "cmake --install %%B --prefix %s", prefix);
     run_ok(NULL, cmd, 120, "cmake --install");
+}
+
+static void remove_prefix(const char *prefix)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", prefix);
+    test_run_t r = test_run(NULL, cmd, 60);
+    test_run_free(&r);
+}
+
+Test(install, cmake_pkg_config_and_plain, .timeout = 300)
+{
+    char prefix[] = "/tmp/gshmem-install-XXXXXX", cmd[2048], env[1200];
+    install_into(prefix);
 
     /* The layout: <prefix>/include/gshmem.h, no <prefix>/include/gshmem/include. */
     char path[1100];
@@ -99,7 +116,26 @@ Test(install, cmake_pkg_config_and_plain, .timeout = 300)
                   "%s: output:\n%s", bins[i], test_tail(&r));
         test_run_free(&r);
     }
-    snprintf(cmd, sizeof cmd, "rm -rf %s", prefix);
-    test_run_t r = test_run(NULL, cmd, 60);
+    remove_prefix(prefix);
+}
+
+/* The installed Python package (any python3: no NumPy needed) loads the
+ * installed libgshmem and libgshmem_dlrm_op and runs on 2 PEs under the
+ * installed gshmemrun. */
+Test(install, python_package, .timeout = 300)
+{
+    char prefix[] = "/tmp/gshmem-pyinstall-XXXXXX", cmd[1024], env[512];
+    install_into(prefix);
+    snprintf(env, sizeof env, "PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=%s/lib/python3/dist-packages",
+             prefix);
+    snprintf(cmd, sizeof cmd, "%s/bin/gshmemrun -n 2 python3 -c \"import gshmem, gshmem._lib as "
+             "l\ngshmem.init(heap='host')\nl.op_lib()\nif gshmem.my_pe() == 1: print('PE 1 of', "
+             "gshmem.n_pes(), 'lib', l.lib_dir)\ngshmem.finalize()\"", prefix);
+    test_run_t r = test_run(env, cmd, 120);
+    expect_ok(&r, "the installed Python package");
+    cr_assert(strstr(r.output, "PE 1 of 2 lib"), "%s", test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, prefix), 1, "the library is not the installed one:\n%s",
+                 test_tail(&r));
     test_run_free(&r);
+    remove_prefix(prefix);
 }

@@ -31,6 +31,8 @@ static const char *const gshmemi_config_allow[] = {
     "GSHMEM_NVSHMEM_ROOT",
     "GSHMEM_ROOT",
     "GSHMEM_HOME",
+    /* the Python package's library location (python/gshmem/_lib.py) */
+    "GSHMEM_LIB",
     /* read by gshmem's own test suite (tests/common) for a carried build;
      * the GPU-machine scripts export it to every program they run */
     "GSHMEM_TEST_BUILD_DIR",

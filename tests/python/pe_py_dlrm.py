@@ -1,0 +1,97 @@
+"""pe_py_dlrm.py: the torch op gshmem::dlrm_embedding_all_to_all (the fused
+DLRM embedding + all-to-all) against an fp64 reference of PyTorch ops, on
+the heap the PE got (CPU PEs in CI, GPUs on a GPU machine): fp32, fp16 and
+bf16 weights, tables that do not split evenly, a short last slice, several
+forwards on one module (the output is the module's symmetric tensor,
+poisoned before each and rewritten in place), and the errors of misuse.
+Inputs and reference: apps/dlrm/torch_baseline.py's generator and
+compare() (reference_block: every bag of every table, in fp64).
+Run: gshmemrun -n N python3 pe_py_dlrm.py [host|cuda|auto] (default host)."""
+import sys
+
+import torch
+
+import gshmem
+import gshmem.torch as gt
+from gshmem import GshmemError
+from pecheck import check, expect_error, ok, torch_baseline
+
+tb = torch_baseline()
+gshmem.init(heap=sys.argv[1] if len(sys.argv) > 1 else "host")
+me, P = gshmem.my_pe(), gshmem.n_pes()
+dev = gt.heap_device()
+if dev.type == "cuda":
+    torch.cuda.set_device(dev)
+TOL = 1e-5   # fp32 sums of <= 6 terms of |w| <= 0.5 against fp64
+
+
+def case(T, B, D, rows, lmax, seed, wdtype=torch.float32):
+    """The generator's point (torch_baseline's pt) of this PE."""
+    t0, tn = gt.dlrm_local_tables(T, P, me)
+    check((t0, tn) == tb.local_tables(T, P, me), "table split differs from torch_baseline's")
+    return dict(T=T, B=B, D=D, P=P, rank=me, seed=seed, rows=rows, lmax=lmax, fixed=False,
+                t0=t0, Tl=tn, wdtype=None if wdtype == torch.float32 else wdtype)
+
+
+def op_inputs(pt):
+    """The generator's tables (torch_baseline.build_inputs) and the op's
+    (offsets, indices) made of them."""
+    inp = tb.build_inputs(pt, dev)
+    return (inp,) + gt.dlrm_inputs(inp["offs"], inp["idxs"])
+
+
+def run_case(T, B, D, rows, lmax, wdtype, slice_rows, seed, forwards=1):
+    """The op on one case, forwards times (the output poisoned with NaN
+    before each: every element must be written again), each against the
+    reference; returns the op and its inputs."""
+    pt = case(T, B, D, rows, lmax, seed, wdtype)
+    inp, offsets, indices = op_inputs(pt)
+    op = gt.DlrmEmbeddingAllToAll(T, B, D, inp["weight"].to(wdtype), [rows] * pt["Tl"],
+                                  slice_rows=slice_rows, threads=2, mean_bag=lmax / 2)
+    for f in range(forwards):
+        op.out.fill_(float("nan"))
+        out = op(offsets, indices)
+        check(out is op.out and out.data_ptr() == op.out.data_ptr(), "the output is a copy")
+        check(out.shape == (B // P, T * D) and out.dtype == torch.float32 and out.device == dev,
+              "output %s %s %s", tuple(out.shape), out.dtype, out.device)
+        err = tb.compare(out, pt, True)
+        check(err <= TOL, "T %d B %d D %d %s slice %d, forward %d: max |op - reference| = %.3g",
+              T, B, D, wdtype, slice_rows, f + 1, err)
+    return op, offsets, indices
+
+
+# fp32, T % P != 0 (uneven tables), B/P not a multiple of the slice (a short last slice)
+op, offsets, indices = run_case(2 * P + 1, 6 * P, 8, 40, 6, torch.float32, 4, 1, 3)
+op.close()
+for wdtype in (torch.float16, torch.bfloat16):
+    run_case(P, 4 * P, 16, 30, 5, wdtype, 3, 2)[0].close()
+
+# misuse: the op's call, the PE and the value are named
+op, offsets, indices = run_case(P, 2 * P, 4, 10, 3, torch.float32, 32, 3)
+W = ["gshmem.dlrm_embedding_all_to_all", "PE %d" % me]
+expect_error(GshmemError, W + ["offsets", "torch.int32"], op, offsets.int(), indices)
+expect_error(GshmemError, W + ["offsets", "shape"], op, offsets[:, :-1].contiguous(), indices)
+expect_error(GshmemError, W + ["indices", "2 dimensions"], op, offsets, indices.view(1, -1))
+bad = indices.clone()
+bad[-1] = 10
+expect_error(GshmemError, W + ["indices of local table", "[0, 10)", "max 10"], op, offsets, bad)
+desc = offsets.clone()
+desc[0, 1] = desc[0, 2] + 1
+expect_error(GshmemError, W + ["non-decreasing"], op, desc, indices)
+expect_error(GshmemError, W + ["batch 3", "%d PEs" % P], gt.DlrmEmbeddingAllToAll, P, 3, 4,
+             torch.zeros(10, 4, device=dev), [10])
+expect_error(GshmemError, W + ["dim 6"], gt.DlrmEmbeddingAllToAll, P, P, 6,
+             torch.zeros(10, 6, device=dev), [10])
+expect_error(GshmemError, W + ["weights has shape", "(11, 4)"], gt.DlrmEmbeddingAllToAll, P, P,
+             4, torch.zeros(11, 4, device=dev), [10])
+expect_error(GshmemError, W + ["weights has dtype"], gt.DlrmEmbeddingAllToAll, P, P, 4,
+             torch.zeros(10, 4, dtype=torch.float64, device=dev), [10])
+grad = gt.DlrmEmbeddingAllToAll(P, 2 * P, 4, op.weights.clone().requires_grad_(), [10])
+expect_error(NotImplementedError, ["backward", "TODO"], grad, offsets, indices)
+with torch.no_grad():
+    grad(offsets, indices)
+grad.close()
+op.close()
+del op, grad
+ok("pe_py_dlrm")
+gshmem.finalize()
