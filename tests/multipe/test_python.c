@@ -176,7 +176,7 @@ static void require_gpus(int n)
         snprintf(why, sizeof why, "%s", s ? s + 6 : "no GPU");
         why[strcspn(why, "\n")] = '\0';
         test_run_free(&r);
-        cr_skip_test("no CUDA device: %s", why);
+        cr_skip_test("not enough GPUs: %s", why);
     }
     cr_assert_eq(r.status, 0, "GPU probe: status %d:\n%s", r.status, test_tail(&r));
     test_run_free(&r);
