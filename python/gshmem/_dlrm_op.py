@@ -23,8 +23,16 @@ Shapes, dtypes and devices are checked on every call; with check=True
 indices inside their table): that reads them on the host, a
 synchronisation on GPUs; turn it off for timed runs.
 
-Backward: TODO (forward only). The module refuses weights that require
-grad while grad mode is on rather than silently returning no gradient.
+Backward (weights that require grad, grad mode on): the gradient of the
+output goes back to the tables' owners the way the forward's rows came
+(each PE puts its B/P samples' columns of each owner's tables into the
+owner's symmetric gradient buffer, then a barrier: in stream order on
+GPUs), and each PE adds every bag's gradient row into the rows of its
+bag (index_add_, fp32; the weights' dtype at the end): what EmbeddingBag
+(mode "sum") + all_to_all_single give. It is collective, like forward:
+every PE runs backward for every forward that recorded a graph. The
+buffer (B x the largest local table count x D fp32, symmetric) is
+allocated at the first forward that records a graph.
 """
 import contextlib
 import ctypes
@@ -136,6 +144,23 @@ def _register():
     _library = lib
 
 
+class _Autograd(torch.autograd.Function):
+    """The op with a weight gradient (see the module's docstring)."""
+
+    @staticmethod
+    def forward(ctx, weights, offsets, indices, op):
+        ctx.op = op
+        ctx.save_for_backward(offsets, indices)
+        out = torch.ops.gshmem.dlrm_embedding_all_to_all(op.handle, weights, offsets, indices,
+                                                         op.out)
+        return out.view(out.shape)   # a view: op.out itself stays a plain buffer
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        offsets, indices = ctx.saved_tensors
+        return ctx.op._weight_grad(grad_out, offsets, indices), None, None, None
+
+
 class DlrmEmbeddingAllToAll(torch.nn.Module):
     """Collective. num_tables T (global), batch B (global, B % P == 0), dim
     D (D % 4 == 0); weights: this PE's tables' rows one table after another,
@@ -186,17 +211,44 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
                                               self.out.data_ptr(), float(mean_bag), why,
                                               len(why))
         _expect(self._c, "create failed: %s" % why.value.decode())
+        self._gin = None   # the backward's gradient buffer (symmetric), at the first need
         self.handle = int(self._c)
         _ops[self.handle] = weakref.ref(self)
 
     def forward(self, offsets, indices):
-        if torch.is_grad_enabled() and self.weights.requires_grad:
-            raise NotImplementedError("gshmem.%s: backward is not implemented yet (TODO): "
-                                      "run under torch.no_grad() or with frozen weights"
-                                      % _CALL)
         _expect(self._c is not None, "the op was closed")
+        if torch.is_grad_enabled() and self.weights.requires_grad:
+            if self._gin is None:   # collective, like the forward itself
+                from . import torch as gt
+                tmax = dlrm_local_tables(self.T, self.P, 0)[1]
+                self._gin = gt.empty((self.B * tmax * self.D,), torch.float32,
+                                     self.out.device)
+            return _Autograd.apply(self.weights, offsets, indices, self)
         return torch.ops.gshmem.dlrm_embedding_all_to_all(self.handle, self.weights, offsets,
                                                           indices, self.out)
+
+    def _weight_grad(self, grad_out, offsets, indices):
+        """The weights' gradient from the output's (collective)."""
+        from . import torch as gt
+        T, B, D, P, bp = self.T, self.B, self.D, self.P, self.B // self.P
+        g = grad_out.to(torch.float32).contiguous()
+        for p in range(P):   # my samples' columns of p's tables, into p's buffer at my slot
+            t0, tn = dlrm_local_tables(T, P, p)
+            at = S.me * bp * tn * D
+            gt.put(self._gin[at:at + bp * tn * D], g[:, t0 * D:(t0 + tn) * D].contiguous(), p)
+        gt.barrier()         # every PE's puts delivered (stream-ordered on GPUs)
+        pooled = self._gin[:B * self.tn * D].view(B, self.tn, D)   # [sample][local table]
+        starts = offsets[:, :-1].reshape(-1)                        # bag k = table * B + sample
+        counts = (offsets[:, 1:] - offsets[:, :-1]).reshape(-1)
+        n = int(counts.sum())
+        bag = torch.repeat_interleave(torch.arange(counts.numel(), device=counts.device),
+                                      counts, output_size=n)
+        pos = torch.arange(n, device=counts.device) + (starts - (counts.cumsum(0) - counts))[bag]
+        rows = self.wrow[:-1][bag // B] + indices[pos]
+        grad = torch.zeros(self.weights.shape, dtype=torch.float32, device=self.out.device)
+        grad.index_add_(0, rows, pooled[bag % B, bag // B])
+        gt.barrier()         # no PE's next backward puts into a buffer still being read
+        return grad.to(self.weights.dtype)
 
     def close(self):
         """Collective: frees the op's symmetric buffers (staging, signals);
@@ -205,3 +257,4 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
             _ops.pop(self.handle, None)
             op_lib().dlrm_op_destroy(self._c)
             self._c = None
+            self._gin = None

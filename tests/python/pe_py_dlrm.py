@@ -3,7 +3,8 @@ DLRM embedding + all-to-all) against an fp64 reference of PyTorch ops, on
 the heap the PE got (CPU PEs in CI, GPUs on a GPU machine): fp32, fp16 and
 bf16 weights, tables that do not split evenly, a short last slice, several
 forwards on one module (the output is the module's symmetric tensor,
-poisoned before each and rewritten in place), and the errors of misuse.
+poisoned before each and rewritten in place), the errors of misuse, and
+the weights' gradient (backward) against an fp64 reference of plain loops.
 Inputs and reference: apps/dlrm/torch_baseline.py's generator and
 compare() (reference_block: every bag of every table, in fp64).
 Run: gshmemrun -n N python3 pe_py_dlrm.py [host|cuda|auto] (default host)."""
@@ -86,12 +87,53 @@ expect_error(GshmemError, W + ["weights has shape", "(11, 4)"], gt.DlrmEmbedding
              4, torch.zeros(11, 4, device=dev), [10])
 expect_error(GshmemError, W + ["weights has dtype"], gt.DlrmEmbeddingAllToAll, P, P, 4,
              torch.zeros(10, 4, dtype=torch.float64, device=dev), [10])
-grad = gt.DlrmEmbeddingAllToAll(P, 2 * P, 4, op.weights.clone().requires_grad_(), [10])
-expect_error(NotImplementedError, ["backward", "TODO"], grad, offsets, indices)
-with torch.no_grad():
-    grad(offsets, indices)
-grad.close()
 op.close()
-del op, grad
+del op
+
+
+def grad_reference(pt, offsets, indices, rows, seed):
+    """d/dw of sum over PEs q of (out_q * R_q).sum(), R_q drawn from (seed,
+    q) on every PE, for this PE's tables: every bag's row of R added into
+    its rows, in fp64 (plain loops: a second implementation)."""
+    B, D, T, t0, tn, bp = pt["B"], pt["D"], pt["T"], pt["t0"], pt["Tl"], pt["B"] // P
+    R = [torch.rand((bp, T * D), generator=torch.Generator().manual_seed(seed * 1000 + q),
+                    dtype=torch.float64) for q in range(P)]
+    ref = torch.zeros((tn * rows, D), dtype=torch.float64)
+    o, ix = offsets.cpu().tolist(), indices.cpu().tolist()
+    for t in range(tn):
+        for b in range(B):
+            r = R[b // bp][b % bp, (t0 + t) * D:(t0 + t + 1) * D]
+            for j in range(o[t][b], o[t][b + 1]):
+                ref[t * rows + ix[j]] += r
+    return R[me], ref
+
+
+def run_backward(T, B, D, rows, lmax, wdtype, seed, tol, steps=2):
+    """The op's weight gradient against grad_reference, steps times on one
+    module (the gradient buffer reused)."""
+    pt = case(T, B, D, rows, lmax, seed, wdtype)
+    inp, offsets, indices = op_inputs(pt)
+    w = inp["weight"].to(wdtype).clone().requires_grad_()
+    op = gt.DlrmEmbeddingAllToAll(T, B, D, w, [rows] * pt["Tl"], slice_rows=4, threads=2)
+    R, ref = grad_reference(pt, offsets, indices, rows, seed)
+    for s in range(steps):
+        w.grad = None
+        out = op(offsets, indices)
+        check(out.data_ptr() == op.out.data_ptr(), "the output is a copy (grad mode)")
+        check(tb.compare(out, pt, True) <= tol, "forward with grad: off the reference")
+        (out * R.to(out)).sum().backward()
+        check(w.grad is not None and w.grad.dtype == wdtype and w.grad.shape == w.shape,
+              "grad %s", None if w.grad is None else (w.grad.dtype, tuple(w.grad.shape)))
+        err = (w.grad.double().cpu() - ref).abs().max().item()
+        scale = max(ref.abs().max().item(), 1.0)
+        check(err <= tol * scale, "T %d B %d D %d %s step %d: max |grad - reference| = %.3g "
+              "(scale %.3g)", T, B, D, wdtype, s + 1, err, scale)
+    with torch.no_grad():   # no graph, no gradient
+        check(op(offsets, indices).grad_fn is None, "a graph under no_grad")
+    op.close()
+
+
+run_backward(2 * P + 1, 6 * P, 8, 40, 6, torch.float32, 4, 1e-5)
+run_backward(P, 4 * P, 16, 30, 5, torch.bfloat16, 5, 2e-2)
 ok("pe_py_dlrm")
 gshmem.finalize()
