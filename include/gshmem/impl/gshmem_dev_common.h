@@ -249,9 +249,9 @@ GSHMEMI_DEV void gshmemi_dev_copy_words_i(W *d, const W *s, I nw, gshmemi_dev_gr
         d[i] = s[i];
 }
 
-/* 32-bit indices below 2^31 words (i + 3 x size cannot wrap for groups of
- * up to 2^30 threads): one instruction per compare and address instead of
- * two; one block's 4-16 KiB put 1.10-1.14x, a thread's 1-64 KiB put 0.96x
+/* 32-bit indices below 2^31 words (a group is at most a block, 1024
+ * threads, so i + 4 x size stays below 2^32): one instruction per compare
+ * and address instead of two; one block's 4-16 KiB put 1.10-1.14x, a thread's 1-64 KiB put 0.96x
  * the time of 64-bit indices (docs/results/device-perf-2026-11-26-s12). */
 template <typename W>
 GSHMEMI_DEV void gshmemi_dev_copy_words(W *d, const W *s, size_t nw, gshmemi_dev_group_t g)
