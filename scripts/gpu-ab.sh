@@ -28,10 +28,7 @@ for v in "$@"; do
   [ -z "${vdir[$n]:-}" ] || { echo "gpu-ab: variant $v: the name $n is taken (base, new or an earlier variant)" >&2; exit 2; }
   names+=("$n"); vdir[$n]=$v
 done
-if [ -n "${GPU_AB_NVSHMEM:-}" ]; then
-  names+=(nvshmem); vdir[nvshmem]=$GPU_AB_NVSHMEM
-  nv_lib=$(python3 -c "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))")/nvidia/nvshmem/lib
-fi
+[ -n "${GPU_AB_NVSHMEM:-}" ] && { names+=(nvshmem); vdir[nvshmem]=$GPU_AB_NVSHMEM; }
 OUT=${OUT:-/tmp/gshmem-gpu-ab}/ab
 mkdir -p "$OUT/csv"
 . scripts/gpu-env.sh "$B"
@@ -47,10 +44,9 @@ for r in $(seq 1 "${GPU_AB_ROUNDS:-2}"); do
       if [ $v = nvshmem ]; then
         [ -x "$dir/nvshmem-perf-$bench" ] || continue
         # shellcheck disable=SC2086
-        gpu_run "$bench-$v-$r" 300 env LD_LIBRARY_PATH="$nv_lib:$LD_LIBRARY_PATH" \
-          mpirun --allow-run-as-root -np 2 --bind-to none -x LD_LIBRARY_PATH \
-          -x NVSHMEM_REMOTE_TRANSPORT=none -x NVSHMEM_DISABLE_NVLS=1 -x NCCL_NVLS_ENABLE=0 \
-          "$dir/nvshmem-perf-$bench" ${flags[$bench]} -o "$OUT/csv/$bench-$v-$r.csv"
+        gpu_run "$bench-$v-$r" 300 env LD_LIBRARY_PATH="$gpu_env_nvshmem/lib:$LD_LIBRARY_PATH" \
+          "${gpu_nvshmem_mpirun[@]}" "$dir/nvshmem-perf-$bench" ${flags[$bench]} \
+          -o "$OUT/csv/$bench-$v-$r.csv"
         continue
       fi
       [ -x "$dir/gshmem-perf-dev-$bench" ] || continue

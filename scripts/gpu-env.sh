@@ -18,6 +18,15 @@ export GSHMEM_TEST_BUILD_DIR=$gpu_env_build
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 FI_TCP_IFACE=lo
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# NVSHMEM beside gshmem (perf-device.sh, gpu-ab.sh, gpu-prof-putbw.sh): its
+# root (GSHMEM_NVSHMEM_ROOT, else the Python environment's; empty: none)
+# and the launch of its 2-PE programs: mpirun, P2P only (its remote
+# transport off), no NVLink multicast. Run as
+#   LD_LIBRARY_PATH=$gpu_env_nvshmem/lib:$LD_LIBRARY_PATH "${gpu_nvshmem_mpirun[@]}" PROG ARGS
+gpu_env_nvshmem=${GSHMEM_NVSHMEM_ROOT:-${gpu_env_py:+$gpu_env_py/nvidia/nvshmem}}
+gpu_nvshmem_mpirun=(mpirun --allow-run-as-root -np 2 --bind-to none -x LD_LIBRARY_PATH
+                    -x NVSHMEM_REMOTE_TRANSPORT=none -x NVSHMEM_DISABLE_NVLS=1
+                    -x NCCL_NVLS_ENABLE=0)
 
 # gpu_run NAME TIMEOUT CMD...: one step of a GPU script, its output in
 # $OUT/logs/NAME.log, PASS/FAIL and the time printed; a failure sets status=1.

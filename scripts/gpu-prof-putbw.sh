@@ -26,12 +26,9 @@ timeout 200 ncu --target-processes all -k regex:bw_kernel -c 1 "${sections[@]}" 
   env GSHMEM_HEAP=cuda "$B/tools/gshmemrun/gshmemrun" -n 2 \
   "$B/apps/perf/device/gshmem-perf-dev-put-bw" "${flags[@]}" >"$OUT/ncu-gshmem.txt" 2>&1
 echo "ncu gshmem: status $?"
-nv_root=$(python3 -c "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))")/nvidia/nvshmem
-LD_LIBRARY_PATH=$nv_root/lib:$LD_LIBRARY_PATH timeout 200 ncu --target-processes all \
+LD_LIBRARY_PATH=$gpu_env_nvshmem/lib:$LD_LIBRARY_PATH timeout 200 ncu --target-processes all \
   -k regex:bw_kernel -c 1 "${sections[@]}" \
-  mpirun --allow-run-as-root -np 2 --bind-to none -x LD_LIBRARY_PATH \
-  -x NVSHMEM_REMOTE_TRANSPORT=none -x NVSHMEM_DISABLE_NVLS=1 \
-  "$NVB/nvshmem-perf-put-bw" "${flags[@]}" >"$OUT/ncu-nvshmem.txt" 2>&1
+  "${gpu_nvshmem_mpirun[@]}" "$NVB/nvshmem-perf-put-bw" "${flags[@]}" >"$OUT/ncu-nvshmem.txt" 2>&1
 echo "ncu nvshmem: status $?"
 cuobjdump -sass "$B/apps/perf/device/gshmem-perf-dev-put-bw" >"$OUT/sass-gshmem.txt" 2>&1
 cuobjdump -sass "$NVB/nvshmem-perf-put-bw" >"$OUT/sass-nvshmem.txt" 2>&1

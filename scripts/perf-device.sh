@@ -68,11 +68,7 @@ done
 cat "$out/machine.txt"
 
 # ---- NVSHMEM: find it, build its programs ----------------------------------
-nv_root=${GSHMEM_NVSHMEM_ROOT:-}
-if [ -z "$nv_root" ]; then
-    site=$(python3 -c "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))" 2>/dev/null)
-    [ -n "$site" ] && nv_root=$site/nvidia/nvshmem
-fi
+nv_root=$gpu_env_nvshmem   # scripts/gpu-env.sh: GSHMEM_NVSHMEM_ROOT, else the Python env's
 have_nv=0
 need_nv=0
 for step in put-latency put-bw put-bw-occ signal-pingpong; do
@@ -120,9 +116,7 @@ run_nvshmem() {   # tag bench flags... -> OUTDIR/nvshmem-<tag>.{csv,log}
     echo "=== NVSHMEM $tag: $*"
     # shellcheck disable=SC2068
     if ! LD_LIBRARY_PATH=$nv_root/lib:${LD_LIBRARY_PATH:-} timeout "$timeout_s" \
-            mpirun --allow-run-as-root -np 2 --bind-to none -x LD_LIBRARY_PATH \
-            -x NVSHMEM_REMOTE_TRANSPORT=none -x NVSHMEM_DISABLE_NVLS=1 -x NCCL_NVLS_ENABLE=0 \
-            "$nvbuild/nvshmem-perf-$b" -o "$out/nvshmem-$tag.csv" $@ \
+            "${gpu_nvshmem_mpirun[@]}" "$nvbuild/nvshmem-perf-$b" -o "$out/nvshmem-$tag.csv" $@ \
             >"$out/nvshmem-$tag.log" 2>&1; then
         failed="$failed nvshmem/$tag"
         echo "perf-device.sh: NVSHMEM $tag FAILED" >&2
