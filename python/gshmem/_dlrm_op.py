@@ -244,9 +244,10 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
         bag = torch.repeat_interleave(torch.arange(counts.numel(), device=counts.device),
                                       counts, output_size=n)
         pos = torch.arange(n, device=counts.device) + (starts - (counts.cumsum(0) - counts))[bag]
-        rows = self.wrow[:-1][bag // B] + indices[pos]
+        table, sample = bag // B, bag % B
+        rows = self.wrow[:-1][table] + indices[pos]
         grad = torch.zeros(self.weights.shape, dtype=torch.float32, device=self.out.device)
-        grad.index_add_(0, rows, pooled[bag % B, bag // B])
+        grad.index_add_(0, rows, pooled[sample, table])
         gt.barrier()         # no PE's next backward puts into a buffer still being read
         return grad.to(self.weights.dtype)
 
