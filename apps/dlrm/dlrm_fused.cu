@@ -74,6 +74,39 @@ static __device__ __noinline__ void dlrm_wait_incoming(const dlrm_fused_args_t &
     }
 }
 
+/* DLRM_FUSED_HANDSHAKE: block 0 tells every peer this PE is ready for
+ * the launch's epoch (its stream got here: its output's consumers are
+ * done). */
+static __device__ __noinline__ void dlrm_publish_ready(const dlrm_fused_args_t &a)
+{
+    const dlrm_part_t &p = a.p;
+    for (int q = threadIdx.x; q < p.P; q += blockDim.x)
+        if (q != p.me)
+            gshmem_putmem_signal_nbi(a.ready, a.ready, 0, a.ready + p.me, a.epoch,
+                                     GSHMEM_SIGNAL_SET, q);
+}
+
+/* DLRM_FUSED_HANDSHAKE: lane 0 waits until PE q is ready for this epoch
+ * (an acquire load: nothing of the warp's for q goes out before); a PE
+ * that never gets there is named after timeout_ns. */
+static __device__ __noinline__ void dlrm_wait_ready(const dlrm_fused_args_t &a, int q)
+{
+    const unsigned long long start = dlrm_globaltimer();
+    unsigned ns = 32;
+    while (!dlrm_slice_ready(a.ready, 1, q, 0, a.epoch)) {
+        if (dlrm_globaltimer() - start > a.timeout_ns) {
+            printf("gshmem-dlrm: PE %d: fused kernel: PE %d never started epoch %llu (its "
+                   "handshake signal is at %llu) after %llu s\n", a.p.me, q,
+                   (unsigned long long)a.epoch,
+                   (unsigned long long)*(volatile uint64_t *)(a.ready + q),
+                   a.timeout_ns / 1000000000ull);
+            __trap();
+        }
+        __nanosleep(ns);
+        ns = ns < 256 ? 2 * ns : ns;
+    }
+}
+
 /* Where item it's pooled rows go: the destination's output (local, or a
  * P2P peer's: zero copy), or the staging buffer (compute_only, queue
  * path). *ld_p: the row stride in floats. */
@@ -121,17 +154,26 @@ __global__ void __launch_bounds__(DLRM_BLOCK, DLRM_MIN_BLOCKS(VPL)) dlrm_fused_k
     const dlrm_part_t &p = a.p;
     const int lane = threadIdx.x & 31;
     const unsigned long long n_items = (unsigned long long)dlrm_n_items(&p);
+    int ready_q = p.me;   /* handshake: the last peer seen ready (items come phase by phase) */
     if (a.trace_t0 != NULL && lane == 0)
         atomicMin(a.trace_t0, dlrm_globaltimer());
+    if (a.handshake && blockIdx.x == 0)
+        dlrm_publish_ready(a);
     for (;;) {
         unsigned long long i = 0;
         if (lane == 0)
-            i = atomicAdd(a.next, 1ull);
+            i = atomicAdd(a.next, 1ull) - a.next_base;
         i = __shfl_sync(DLRM_FULL, i, 0);
         if (i >= n_items)
             break;
         {   /* pool the item's rows (only these values stay live in the loop) */
             const dlrm_item_t it = dlrm_item_decode(&p, a.sched, a.order, (int64_t)i);
+            if (a.handshake && it.q != ready_q && it.q != p.me && !a.compute_only) {
+                if (lane == 0)
+                    dlrm_wait_ready(a, it.q);
+                __syncwarp();
+                ready_q = it.q;
+            }
             int64_t ld64;
             int queue, remote;
             float *dst = dlrm_item_dst(a, it, &ld64, &queue, &remote);
@@ -185,21 +227,25 @@ extern "C" int dlrm_fused_create(dlrm_fused_t *f, const dlrm_part_t *p, int dtyp
     f->grid = dlrm_resident_grid(dlrm_pick<dlrm_fused_k>(dtype, p->D), 1);
     dlrm_part_set_items(&a.p, (int64_t)f->grid * (DLRM_BLOCK / 32), 0.0, 0);
     const size_t nsig = (size_t)(p->P * p->G);
-    a.sig = (uint64_t *)gshmem_calloc(nsig, sizeof(uint64_t));   /* collective */
+    a.sig = (uint64_t *)gshmem_calloc(nsig + (size_t)p->P, sizeof(uint64_t));   /* collective */
     f->sig = a.sig;
     if (a.sig == NULL) {
-        snprintf(why, whylen, "symmetric heap too small for %zu slice signals", nsig);
+        snprintf(why, whylen, "symmetric heap too small for %zu slice and %d handshake signals",
+                 nsig, p->P);
         return -1;
     }
+    a.ready = f->ready = a.sig + nsig;
     cudaError_t e = cudaMalloc(&a.cnt, nsig * sizeof(unsigned long long));
     if (e == cudaSuccess)
         e = cudaMalloc(&a.next, sizeof(unsigned long long));
     if (e == cudaSuccess)
         e = cudaMemset(a.cnt, 0, nsig * sizeof(unsigned long long));
     if (e == cudaSuccess)
+        e = cudaMemset(a.next, 0, sizeof(unsigned long long));
+    if (e == cudaSuccess)
         e = cudaDeviceSynchronize();   /* counters zeroed before any launch */
     if (e != cudaSuccess) {
-        snprintf(why, whylen, "slice counters: %s", cudaGetErrorString(e));
+        snprintf(why, whylen, "slice and work counters: %s", cudaGetErrorString(e));
         return -1;
     }
     return 0;
@@ -217,16 +263,19 @@ extern "C" uint64_t dlrm_fused_launch(dlrm_fused_t *f, int flags, cudaStream_t s
     a.epoch = ++f->epoch;
     a.compute_only = (flags & DLRM_FUSED_COMPUTE_ONLY) != 0;
     a.wait = (flags & DLRM_FUSED_NO_WAIT) == 0;
+    a.handshake = (flags & DLRM_FUSED_HANDSHAKE) != 0;
     void *args[] = {&a};
-    cudaError_t e = cudaMemsetAsync(a.next, 0, sizeof(unsigned long long), stream);
-    if (e == cudaSuccess)
-        e = cudaLaunchKernel(dlrm_pick<dlrm_fused_k>(f->dtype, a.p.D), dim3(f->grid),
-                             dim3(f->block), args, 0, stream);
+    cudaError_t e = cudaLaunchKernel(dlrm_pick<dlrm_fused_k>(f->dtype, a.p.D), dim3(f->grid),
+                                     dim3(f->block), args, 0, stream);
     if (e != cudaSuccess) {
         fprintf(stderr, "gshmem-dlrm: PE %d: fused kernel launch (grid %d x %d): %s\n", a.p.me,
                 f->grid, f->block, cudaGetErrorString(e));
         return 0;
     }
+    /* every warp of the grid takes items until one fails: the launch leaves
+     * the counter at next_base + items + warps (no reset between launches) */
+    f->a.next_base += (unsigned long long)dlrm_n_items(&a.p) +
+                      (unsigned long long)f->grid * (unsigned long long)(f->block / 32);
     return a.epoch;
 }
 

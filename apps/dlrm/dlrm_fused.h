@@ -37,9 +37,21 @@
  *      concurrent with it) waits per slice with dlrm_slice_ready() and
  *      processes slices in the order they arrive.
  * Reuse: the output of epoch e must be consumed on every PE before any PE
- * launches epoch e + 1 (the peers write into it): put a barrier between
- * (gshmemx_barrier_all_on_stream, or the host gshmem_barrier_all after a
- * stream synchronize, as gshmem-dlrm does).
+ * writes epoch e + 1 into it. Either
+ *   - a barrier between (gshmemx_barrier_all_on_stream, or the host
+ *     gshmem_barrier_all after a stream synchronize, as gshmem-dlrm does),
+ *   - or DLRM_FUSED_HANDSHAKE, when every consumer of the output runs on
+ *     the launch's stream before the next launch (default waiting mode):
+ *     each launch first tells every peer "ready for epoch e" (HANDSHAKE
+ *     SIGNALS below; its stream reached it, so its consumers are done),
+ *     and a warp waits for that word of PE q before it writes anything
+ *     for q (q's output, or staging rows bound for q). No barrier on the
+ *     stream, and a PE that starts late only holds up the rows bound for
+ *     it: the others pool meanwhile (the torch op's forward, dlrm_op.c).
+ *
+ * HANDSHAKE SIGNALS (on every PE, symmetric, uint64_t ready[P], from
+ * dlrm_fused_t.ready): ready[s] >= e <=> PE s started its launch of epoch
+ * e with DLRM_FUSED_HANDSHAKE. Like the slice signals, never reset.
  *
  * The grid comes from the occupancy API (all blocks resident) minus one
  * block: gshmem's queue-path targets apply signals with a one-thread
@@ -71,10 +83,12 @@ typedef struct dlrm_fused_args {
     float *stage;                 /* symmetric [B][tn * D] (queue path, compute_only) */
     uint64_t *sig;                /* symmetric [P][G] */
     unsigned long long *cnt;      /* [P][G] per-slice completions (monotonic) */
-    unsigned long long *next;     /* work counter, zeroed before each launch */
+    unsigned long long *next;     /* work counter (monotonic over launches) */
+    unsigned long long next_base; /* its value when this launch started */
+    uint64_t *ready;              /* symmetric [P]: the handshake signals */
     uint64_t epoch;
     int sched, order;
-    int compute_only, wait, fault;
+    int compute_only, wait, fault, handshake;
     unsigned long long timeout_ns;
     dlrm_slice_trace_t *trace;    /* NULL: no trace */
     unsigned long long *trace_t0; /* earliest warp start of the launch */
@@ -84,13 +98,15 @@ typedef struct dlrm_fused {
     dlrm_fused_args_t a;
     int dtype;                    /* dlrm_dtype_t */
     int grid, block;
-    uint64_t *sig;                /* = a.sig: the ready signals */
+    uint64_t *sig;                /* = a.sig: the slice signals */
+    uint64_t *ready;              /* = a.ready: the handshake signals */
     uint64_t epoch;               /* of the last launch (0: none yet) */
 } dlrm_fused_t;
 
 enum {
     DLRM_FUSED_COMPUTE_ONLY = 1 << 0,   /* every destination local (the floor) */
-    DLRM_FUSED_NO_WAIT = 1 << 1          /* consumers wait per slice themselves */
+    DLRM_FUSED_NO_WAIT = 1 << 1,         /* consumers wait per slice themselves */
+    DLRM_FUSED_HANDSHAKE = 1 << 2        /* reuse by handshake, not a barrier (above) */
 };
 
 /* Collective (allocates the signals in the symmetric heap). The buffers

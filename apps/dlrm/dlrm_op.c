@@ -3,9 +3,13 @@
  * - The op owns its staging buffer and signals (symmetric, collective at
  *   create); the caller owns the output, so the tensor it returns is the
  *   symmetric buffer itself (zero copies).
- * - Each forward starts with a barrier over all PEs (on the stream for
- *   GPUs): dlrm_fused.h's reuse rule (every PE consumed the last output
- *   before a peer writes the next) holds without the caller's help.
+ * - dlrm_fused.h's reuse rule (every PE consumed the last output before a
+ *   peer writes the next) holds without the caller's help: on GPUs by the
+ *   kernel's handshake (a late PE holds up only the rows bound for it, and
+ *   a forward is one launch: no barrier kernel, no memset), on CPUs by a
+ *   barrier over all PEs at the start of each forward.
+ * - GPU forwards run on the op's device (the one current at create),
+ *   whatever device the caller has current, which they leave as it was.
  * - The inputs change per forward; the kernel takes them by value at each
  *   launch, so forward sets them in the created kernel's arguments. */
 #include "dlrm_op.h"
@@ -18,17 +22,17 @@
 #include "gshmem.h"
 #ifdef DLRM_OP_HAVE_CUDA
 #include "dlrm_fused.h"
-#include "gshmemx.h"
 #endif
 
 struct dlrm_op {
     int device;
+    int gpu;                      /* its CUDA device (GPU PEs) */
     dlrm_part_t p;
     float *stage;                 /* symmetric [B][tmax * D] */
     dlrm_pool_t pool;             /* CPU PEs */
     dlrm_cpu_fused_t cpu;
 #ifdef DLRM_OP_HAVE_CUDA
-    dlrm_fused_t gpu;
+    dlrm_fused_t fused;
 #endif
 };
 
@@ -69,10 +73,15 @@ static int create_engine(dlrm_op_t *op, int dtype, const void *weights, const in
 {
 #ifdef DLRM_OP_HAVE_CUDA
     if (op->device == DLRM_OP_GPU) {
-        if (dlrm_fused_create(&op->gpu, &op->p, dtype, DLRM_SCHED_AWARE, DLRM_ORDER_TABLE,
+        cudaError_t e = cudaGetDevice(&op->gpu);
+        if (e != cudaSuccess) {
+            snprintf(why, whylen, "no current CUDA device: %s", cudaGetErrorString(e));
+            return -1;
+        }
+        if (dlrm_fused_create(&op->fused, &op->p, dtype, DLRM_SCHED_AWARE, DLRM_ORDER_TABLE,
                               weights, NULL, NULL, wrow, out, op->stage, why, whylen) != 0)
             return -1;
-        dlrm_fused_set_items(&op->gpu, bag_bytes, 0);
+        dlrm_fused_set_items(&op->fused, bag_bytes, 0);
         return 0;
     }
 #endif
@@ -130,10 +139,17 @@ uint64_t dlrm_op_forward(dlrm_op_t *op, const int64_t *off, const int64_t *idx, 
 {
 #ifdef DLRM_OP_HAVE_CUDA
     if (op->device == DLRM_OP_GPU) {
-        op->gpu.a.off = off;
-        op->gpu.a.idx = idx;
-        gshmemx_barrier_all_on_stream((cudaStream_t)stream);
-        uint64_t e = dlrm_fused_launch(&op->gpu, 0, (cudaStream_t)stream);
+        int cur = op->gpu;
+        if (cudaGetDevice(&cur) != cudaSuccess || (cur != op->gpu &&
+                                                   cudaSetDevice(op->gpu) != cudaSuccess)) {
+            snprintf(why, whylen, "cannot make CUDA device %d current", op->gpu);
+            return 0;
+        }
+        op->fused.a.off = off;
+        op->fused.a.idx = idx;
+        uint64_t e = dlrm_fused_launch(&op->fused, DLRM_FUSED_HANDSHAKE, (cudaStream_t)stream);
+        if (cur != op->gpu)
+            cudaSetDevice(cur);
         if (e == 0)
             snprintf(why, whylen, "the fused kernel's launch failed (the CUDA error is printed "
                      "above)");
@@ -155,7 +171,7 @@ void dlrm_op_destroy(dlrm_op_t *op)
         return;
 #ifdef DLRM_OP_HAVE_CUDA
     if (op->device == DLRM_OP_GPU)
-        dlrm_fused_destroy(&op->gpu);
+        dlrm_fused_destroy(&op->fused);
 #endif
     if (op->device == DLRM_OP_CPU) {
         dlrm_cpu_fused_destroy(&op->cpu);

@@ -45,12 +45,16 @@ dlrm_op_t *dlrm_op_create(int device, int64_t T, int64_t B, int D, int dtype, in
 
 /* One forward step on the inputs off ([tn][B + 1]: row t is local table
  * t's bag offsets, absolute positions in idx, non-decreasing) and idx
- * (table-local rows): a barrier over all PEs (every PE's previous output
- * has been consumed: the peers write into it), then the fused run. GPU:
- * enqueued on stream (a cudaStream_t; NULL: the legacy default stream),
- * the output is in place when the stream's next operation starts; CPU:
- * returns with the output in place. Returns the run's epoch (>= 1), or 0
- * with the reason in why. */
+ * (table-local rows). Collective. Every PE's previous output must have
+ * been consumed before peers write the next: GPU: by the handshake of
+ * dlrm_fused.h (DLRM_FUSED_HANDSHAKE: no barrier; the rows for PE q wait
+ * until q's stream reached its forward, so the previous output's readers
+ * must run on the stream that q's next forward is enqueued on), enqueued
+ * on stream (a cudaStream_t; NULL: the legacy default stream) on the
+ * op's GPU (the one current at create; the caller's current device is
+ * left as it was), the output in place when the stream's next operation
+ * starts; CPU: a barrier over all PEs first, returns with the output in
+ * place. Returns the run's epoch (>= 1), or 0 with the reason in why. */
 uint64_t dlrm_op_forward(dlrm_op_t *op, const int64_t *off, const int64_t *idx, void *stream,
                          char *why, size_t whylen);
 

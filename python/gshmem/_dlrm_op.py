@@ -8,9 +8,11 @@ Model-parallel tables, data-parallel output: PE p holds the global tables
 pools every bag of its tables (sum) and each PE q ends with out[b][t*D + d],
 its B/P samples x all T tables, fp32: what EmbeddingBag + all_to_all_single
 + a permute give, in one step. The output is the op's symmetric tensor
-itself (zero copies): the next forward overwrites it (clone what you keep),
-and each forward starts with a barrier over all PEs (stream-ordered on
-GPUs), so every PE consumed the last output before peers write the next.
+itself (zero copies): the next forward overwrites it (clone what you keep).
+Every PE consumed the last output before peers write the next: on GPUs
+by the kernel's handshake (the rows bound for PE q wait until q's current
+stream reached its forward: read the output on that stream, or order your
+stream before it), on CPU PEs by a barrier at the start of each forward.
 
 Inputs per forward (this PE's tables, all B samples):
   offsets: int64 [tn, B + 1], row t = table t's EmbeddingBag offsets with
@@ -80,13 +82,19 @@ def _expect(cond, what):
 
 
 def _check_tensor(name, t, dtype, dim, device):
-    _expect(isinstance(t, torch.Tensor), "%s is a %s, not a torch.Tensor"
-            % (name, type(t).__name__))
-    _expect(t.dtype == dtype, "%s has dtype %s, expected %s" % (name, t.dtype, dtype))
-    _expect(t.dim() == dim, "%s has %d dimensions (shape %s), expected %d"
-            % (name, t.dim(), tuple(t.shape), dim))
-    _expect(t.device == device, "%s is on %s, the op's tensors on %s" % (name, t.device, device))
-    _expect(t.is_contiguous(), "%s is not contiguous (strides %s)" % (name, t.stride()))
+    """t is a contiguous torch.Tensor of dtype, dim dimensions, on device
+    (the messages are formatted only on failure: this runs every forward)."""
+    if not isinstance(t, torch.Tensor):
+        fail(_CALL, "%s is a %s, not a torch.Tensor" % (name, type(t).__name__))
+    if t.dtype != dtype:
+        fail(_CALL, "%s has dtype %s, expected %s" % (name, t.dtype, dtype))
+    if t.dim() != dim:
+        fail(_CALL, "%s has %d dimensions (shape %s), expected %d"
+             % (name, t.dim(), tuple(t.shape), dim))
+    if t.device != device:
+        fail(_CALL, "%s is on %s, the op's tensors on %s" % (name, t.device, device))
+    if not t.is_contiguous():
+        fail(_CALL, "%s is not contiguous (strides %s)" % (name, t.stride()))
 
 
 def _check_values(op, offsets, indices):
@@ -108,24 +116,25 @@ def _check_values(op, offsets, indices):
 
 
 def _forward(handle, weights, offsets, indices, out):
-    """The op's kernel (CPU and CUDA dispatch keys): checks, then the C call."""
+    """The op's kernel (CPU and CUDA dispatch keys): checks, then the C call
+    (which runs on the op's GPU whatever device is current)."""
     ref = _ops.get(handle)
     op = ref() if ref is not None else None
-    _expect(op is not None, "handle %d is not a live DlrmEmbeddingAllToAll (closed?)" % handle)
-    _expect(weights.data_ptr() == op.weights.data_ptr() and out.data_ptr() == op.out.data_ptr(),
-            "weights and out must be the module's own tensors")
-    _check_tensor("offsets", offsets, torch.int64, 2, out.device)
-    _check_tensor("indices", indices, torch.int64, 1, out.device)
-    _expect(tuple(offsets.shape) == (op.tn, op.B + 1), "offsets has shape %s, expected "
-            "(local tables %d, batch + 1 = %d)" % (tuple(offsets.shape), op.tn, op.B + 1))
+    if op is None:
+        fail(_CALL, "handle %d is not a live DlrmEmbeddingAllToAll (closed?)" % handle)
+    if weights.data_ptr() != op.weights.data_ptr() or out.data_ptr() != op.out.data_ptr():
+        fail(_CALL, "weights and out must be the module's own tensors")
+    dev = op.out.device
+    _check_tensor("offsets", offsets, torch.int64, 2, dev)
+    _check_tensor("indices", indices, torch.int64, 1, dev)
+    if offsets.shape != op.offsets_shape:
+        fail(_CALL, "offsets has shape %s, expected (local tables %d, batch + 1 = %d)"
+             % (tuple(offsets.shape), op.tn, op.B + 1))
     if op.check:
         _check_values(op, offsets, indices)
-    why = ctypes.create_string_buffer(512)
-    stream = torch.cuda.current_stream(out.device).cuda_stream if out.is_cuda else None
-    with _on(out.device):
-        e = op_lib().dlrm_op_forward(op._c, offsets.data_ptr(), indices.data_ptr(), stream, why,
-                                     len(why))
-    _expect(e != 0, "forward failed: %s" % why.value.decode())
+    stream = op._stream(dev.index) if op._stream is not None else None
+    if op._fwd(op._c, offsets.data_ptr(), indices.data_ptr(), stream, op._why, 512) == 0:
+        fail(_CALL, "forward failed: %s" % op._why.value.decode())
     return out
 
 
@@ -212,6 +221,9 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
                                               len(why))
         _expect(self._c, "create failed: %s" % why.value.decode())
         self._gin = None   # the backward's gradient buffer (symmetric), at the first need
+        self._fwd, self._why = op_lib().dlrm_op_forward, ctypes.create_string_buffer(512)
+        self._stream = gt.current_stream_handle if dev.type == "cuda" else None
+        self.offsets_shape = torch.Size((self.tn, self.B + 1))
         self.handle = int(self._c)
         _ops[self.handle] = weakref.ref(self)
 

@@ -9,6 +9,7 @@ Inputs and reference: apps/dlrm/torch_baseline.py's generator and
 compare() (reference_block: every bag of every table, in fp64).
 Run: gshmemrun -n N python3 pe_py_dlrm.py [host|cuda|auto] (default host)."""
 import sys
+import time
 
 import torch
 
@@ -66,6 +67,34 @@ op, offsets, indices = run_case(2 * P + 1, 6 * P, 8, 40, 6, torch.float32, 4, 1,
 op.close()
 for wdtype in (torch.float16, torch.bfloat16):
     run_case(P, 4 * P, 16, 30, 5, wdtype, 3, 2)[0].close()
+
+def run_reuse(T, B, D, rows, lmax):
+    """The reuse rule without the caller's help: PE 0 reads its output of
+    forward 1 late (after a 0.2 s wait on its stream, or on the host for
+    CPU PEs) while the others go straight on to forward 2 on other inputs;
+    what PE 0 read must be forward 1's (the peers' rows of forward 2 wait
+    for PE 0's forward: the GPU kernel's handshake, the CPU PEs' barrier)."""
+    pts = [case(T, B, D, rows, lmax, seed) for seed in (11, 12)]
+    ins = [op_inputs(pt) for pt in pts]
+    op = gt.DlrmEmbeddingAllToAll(T, B, D, ins[0][0]["weight"], [rows] * pts[0]["Tl"],
+                                  slice_rows=2, threads=2, mean_bag=lmax / 2)
+    out = op(ins[0][1], ins[0][2])
+    if me == 0:
+        if dev.type == "cuda":
+            torch.cuda._sleep(400000000)   # clock cycles: 0.2 s at 2 GHz
+        else:
+            time.sleep(0.2)
+    kept = out.clone()
+    op.weights.copy_(ins[1][0]["weight"])   # forward 2: the second seed's tables and bags
+    op(ins[1][1], ins[1][2])
+    err = tb.compare(kept, pts[0], True)
+    check(err <= TOL, "PE %d read forward 1's output after peers started forward 2: max "
+          "|output - forward 1's reference| = %.3g (overwritten by forward 2?)", me, err)
+    check(tb.compare(op.out, pts[1], True) <= TOL, "forward 2 off its reference")
+    op.close()
+
+
+run_reuse(2 * P, 4 * P, 8, 50, 6)
 
 # misuse: the op's call, the PE and the value are named
 op, offsets, indices = run_case(P, 2 * P, 4, 10, 3, torch.float32, 32, 3)
