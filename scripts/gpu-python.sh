@@ -7,7 +7,8 @@
 #  1. tests/python on CUDA heaps: symmetric CUDA tensors and the stream-
 #     ordered calls (pe_py_torch.py cuda), stream order and CUDA graphs
 #     (pe_py_cuda.py), the DLRM op against the fp64 reference (pe_py_dlrm.py
-#     cuda); and on host heaps, the programs CI runs;
+#     cuda), also over the queue path (P2P off, libfabric tcp); and on host
+#     heaps, the programs CI runs;
 #  2. apps/dlrm/torch_example.py: tiny with --check, then set G (the issue's
 #     goal: the op >= 2.5x EmbeddingBag + all_to_all_single at P = 4), its
 #     table in $OUT/torch_example_G_n<P>.txt.
@@ -31,6 +32,11 @@ for n in 2 4; do
   gpu_run "py-torch-cuda-n$n" 300 "$L" -n "$n" python3 tests/python/pe_py_torch.py cuda
   gpu_run "py-cuda-n$n" 300 "$L" -n "$n" python3 tests/python/pe_py_cuda.py
   gpu_run "py-dlrm-cuda-n$n" 300 "$L" -n "$n" python3 tests/python/pe_py_dlrm.py cuda
+  # the op over the queue path (no P2P: staging, device queue, engine, libfabric
+  # tcp on loopback), as between nodes; GSHMEM_TIMEOUT names a stuck slice sooner
+  gpu_run "py-dlrm-cuda-queue-n$n" 300 env GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi \
+    GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' GSHMEM_TIMEOUT=20 "$L" -n "$n" python3 -X faulthandler \
+    tests/python/pe_py_dlrm.py cuda
   gpu_run "py-basic-host-n$n" 300 env GSHMEM_HEAP=host "$L" -n "$n" python3 \
     tests/python/pe_py_basic.py
   gpu_run "py-dlrm-host-n$n" 300 "$L" -n "$n" python3 tests/python/pe_py_dlrm.py host
