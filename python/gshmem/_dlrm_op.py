@@ -133,7 +133,8 @@ def _forward(handle, weights, offsets, indices, out):
     if op.check:
         _check_values(op, offsets, indices)
     stream = op._stream(dev.index) if op._stream is not None else None
-    if op._fwd(op._c, offsets.data_ptr(), indices.data_ptr(), stream, op._why, 512) == 0:
+    if op._fwd(op._c, offsets.data_ptr(), indices.data_ptr(), stream, op._why,
+               len(op._why)) == 0:
         fail(_CALL, "forward failed: %s" % op._why.value.decode())
     return out
 
