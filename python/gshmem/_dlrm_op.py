@@ -32,9 +32,12 @@ owner's symmetric gradient buffer, then a barrier: in stream order on
 GPUs), and each PE adds every bag's gradient row into the rows of its
 bag (index_add_, fp32; the weights' dtype at the end): what EmbeddingBag
 (mode "sum") + all_to_all_single give. It is collective, like forward:
-every PE runs backward for every forward that recorded a graph. The
-buffer (B x the largest local table count x D fp32, symmetric) is
-allocated at the first forward that records a graph.
+every PE runs backward for every forward that recorded a graph. Its
+buffers, both symmetric (a peer reached through the queue path gets puts
+whose source the engine reads, and it reads only symmetric or registered
+memory), are allocated at the first forward that records a graph: the
+gradients in (B x the largest local table count x D fp32) and out, laid
+out by owner (B/P x T x D fp32).
 """
 import contextlib
 import ctypes
@@ -221,7 +224,7 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
                                               self.out.data_ptr(), float(mean_bag), why,
                                               len(why))
         _expect(self._c, "create failed: %s" % why.value.decode())
-        self._gin = None   # the backward's gradient buffer (symmetric), at the first need
+        self._gin = self._gout = None   # the backward's buffers (symmetric), at the first need
         self._fwd, self._why = op_lib().dlrm_op_forward, ctypes.create_string_buffer(512)
         self._stream = gt.current_stream_handle if dev.type == "cuda" else None
         self.offsets_shape = torch.Size((self.tn, self.B + 1))
@@ -236,6 +239,8 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
                 tmax = dlrm_local_tables(self.T, self.P, 0)[1]
                 self._gin = gt.empty((self.B * tmax * self.D,), torch.float32,
                                      self.out.device)
+                self._gout = gt.empty((self.B // self.P * self.T * self.D,), torch.float32,
+                                      self.out.device)
             return _Autograd.apply(self.weights, offsets, indices, self)
         return torch.ops.gshmem.dlrm_embedding_all_to_all(self.handle, self.weights, offsets,
                                                           indices, self.out)
@@ -244,11 +249,14 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
         """The weights' gradient from the output's (collective)."""
         from . import torch as gt
         T, B, D, P, bp = self.T, self.B, self.D, self.P, self.B // self.P
-        g = grad_out.to(torch.float32).contiguous()
         for p in range(P):   # my samples' columns of p's tables, into p's buffer at my slot
             t0, tn = dlrm_local_tables(T, P, p)
             at = S.me * bp * tn * D
-            gt.put(self._gin[at:at + bp * tn * D], g[:, t0 * D:(t0 + tn) * D].contiguous(), p)
+            # the source symmetric too: the queue path's engine reads only the
+            # heap and registered memory (a torch temporary was rejected there)
+            send = self._gout[bp * t0 * D:bp * (t0 + tn) * D]
+            send.view(bp, tn * D).copy_(grad_out[:, t0 * D:(t0 + tn) * D])
+            gt.put(self._gin[at:at + bp * tn * D], send, p)
         gt.barrier()         # every PE's puts delivered (stream-ordered on GPUs)
         pooled = self._gin[:B * self.tn * D].view(B, self.tn, D)   # [sample][local table]
         starts = offsets[:, :-1].reshape(-1)                        # bag k = table * B + sample
@@ -271,4 +279,4 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
             _ops.pop(self.handle, None)
             op_lib().dlrm_op_destroy(self._c)
             self._c = None
-            self._gin = None
+            self._gin = self._gout = None

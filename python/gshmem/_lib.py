@@ -35,6 +35,7 @@ _HOST = {
     "gshmem_malloc": (c_void_p, [c_size_t]),
     "gshmem_free": (None, [c_void_p]),
     "gshmem_ptr": (c_void_p, [c_void_p, c_int]),
+    "gshmem_addr_accessible": (c_int, [c_void_p, c_int]),
     "gshmem_putmem": (None, [c_void_p, c_void_p, c_size_t, c_int]),
     "gshmem_getmem": (None, [c_void_p, c_void_p, c_size_t, c_int]),
     "gshmem_putmem_signal": (None, [c_void_p, c_void_p, c_size_t, c_void_p, c_uint64, c_int,

@@ -166,7 +166,13 @@ def _pair(call, dest, source, pe):
     if source.numel() * source.element_size() != n:
         fail(call, "sizes differ: source %d bytes, dest %d"
              % (source.numel() * source.element_size(), n))
-    return n, _stream(call, dest)
+    stream = _stream(call, dest)
+    if stream is not None and n and not lib.gshmem_ptr(dest.data_ptr(), pe) and \
+            not lib.gshmem_addr_accessible(source.data_ptr(), S.me):
+        fail(call, "source (%d bytes at %#x) is not a symmetric tensor, and PE %d is reached "
+             "through the queue path (no load/store from here), whose engine reads only the "
+             "symmetric heap: put from a gshmem.torch tensor" % (n, source.data_ptr(), pe))
+    return n, stream
 
 
 def _signal(call, sig):
@@ -179,7 +185,10 @@ def _signal(call, sig):
 
 def put(dest, source, pe):
     """source's bytes into symmetric dest on pe: CUDA, in stream order
-    (delivered before the stream's next work starts); CPU, blocking."""
+    (delivered before the stream's next work starts); CPU, blocking. A
+    CUDA source for a PE that is not reachable by load/store (the queue
+    path: another node, or P2P off) must be symmetric too, as NVSHMEM's
+    remote transports want (GshmemError otherwise)."""
     n, stream = _pair("torch.put", dest, source, pe)
     if stream is None:
         lib.gshmem_putmem(dest.data_ptr(), source.data_ptr(), n, pe)

@@ -108,6 +108,29 @@ expect_error(GshmemError, ["gshmem.torch.empty", "device %s" % other], gt.empty,
 expect_error(GshmemError, ["gshmem.torch.empty", "not a torch.dtype"], gt.empty, (4,), "float")
 expect_error(GshmemError, ["gshmem.torch.peer_tensor", "pe -2"], gt.peer_tensor, y, -2)
 
+
+class _QueuePeer:
+    """gshmem.torch as a CUDA heap whose peer is reached through the queue
+    path sees it (a stream, gshmem_ptr NULL), for the source check that
+    runs before any call: works on a host heap and over P2P alike."""
+
+    def __enter__(self):
+        self.saved = gt._stream, gt.lib.gshmem_ptr
+        gt._stream = lambda call, t: 1
+        gt.lib.gshmem_ptr = lambda addr, pe: None
+
+    def __exit__(self, *exc):
+        gt._stream, gt.lib.gshmem_ptr = self.saved
+
+
+with _QueuePeer():   # a plain tensor as the source of a put to a queue-path peer
+    expect_error(GshmemError, ["gshmem.torch.put", "not a symmetric tensor", "PE %d" % right,
+                               "queue path"], gt.put, y,
+                 torch.zeros(64, dtype=torch.int32, device=dev), right)
+    expect_error(GshmemError, ["gshmem.torch.put_signal", "not a symmetric tensor"],
+                 gt.put_signal, y, torch.zeros(64, dtype=torch.int32, device=dev), sig[0:1],
+                 1, right)
+
 gt.barrier()
 host_sync()
 del y, sig
