@@ -40,8 +40,7 @@ A="$B/apps/dlrm/gshmem-dlrm"
 IT=${DLRM_ITERS:-20}
 DEADLINE=${DLRM_DEADLINE:-86400}
 export GSHMEM_TIMEOUT=${GSHMEM_TIMEOUT:-30}   # bounded waits (bootstrap, slices)
-NET_ENV=(GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi "GSHMEM_OFI_PROVIDER=tcp;ofi_rxm"
-         FI_TCP_IFACE=lo NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1
+NET_ENV=("${gpu_net_env[@]}" NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1
          NCCL_SOCKET_IFNAME=lo)
 # GPUs present (P > NGPU is skipped); DLRM_P: the P of the G, order, sweep
 # and trace steps (default: 4, or every GPU when there are fewer)

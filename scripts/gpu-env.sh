@@ -18,6 +18,12 @@ export GSHMEM_TEST_BUILD_DIR=$gpu_env_build
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 FI_TCP_IFACE=lo
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# The network path between GPUs on one machine, as between nodes: P2P off,
+# the device queue -> engine -> libfabric tcp, on loopback only. Run as
+#   env "${gpu_net_env[@]}" PROG ARGS
+gpu_net_env=(GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi "GSHMEM_OFI_PROVIDER=tcp;ofi_rxm"
+             FI_TCP_IFACE=lo)
+
 # NVSHMEM beside gshmem (perf-device.sh, gpu-ab.sh, gpu-prof-putbw.sh): its
 # root (GSHMEM_NVSHMEM_ROOT, else the Python environment's; empty: none)
 # and the launch of its 2-PE programs: mpirun, P2P only (its remote

@@ -41,8 +41,7 @@ L="$B/tools/gshmemrun/gshmemrun"
 status=0
 steps=" ${GPU_NET_STEPS:-tests litmus bw dlrm prof knobs} "
 want() { [[ $steps == *" $1 "* ]]; }
-NET=(GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi "GSHMEM_OFI_PROVIDER=tcp;ofi_rxm"
-     FI_TCP_IFACE=lo)
+NET=(GSHMEM_HEAP=cuda "${gpu_net_env[@]}")
 OLD=(GSHMEM_OFI_AM_COALESCE=0 GSHMEM_OFI_AM_CHUNK=64K FI_OFI_RXM_BUFFER_SIZE=16384
      GSHMEM_OFI_AM_RAILS=1)
 RAIL1=(GSHMEM_OFI_AM_RAILS=1)

@@ -34,9 +34,8 @@ for n in 2 4; do
   gpu_run "py-dlrm-cuda-n$n" 300 "$L" -n "$n" python3 tests/python/pe_py_dlrm.py cuda
   # the op over the queue path (no P2P: staging, device queue, engine, libfabric
   # tcp on loopback), as between nodes; GSHMEM_TIMEOUT names a stuck slice sooner
-  gpu_run "py-dlrm-cuda-queue-n$n" 300 env GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=ofi \
-    GSHMEM_OFI_PROVIDER='tcp;ofi_rxm' GSHMEM_TIMEOUT=20 "$L" -n "$n" python3 -X faulthandler \
-    tests/python/pe_py_dlrm.py cuda
+  gpu_run "py-dlrm-cuda-queue-n$n" 300 env "${gpu_net_env[@]}" GSHMEM_TIMEOUT=20 "$L" -n "$n" \
+    python3 -X faulthandler tests/python/pe_py_dlrm.py cuda
   gpu_run "py-basic-host-n$n" 300 env GSHMEM_HEAP=host "$L" -n "$n" python3 \
     tests/python/pe_py_basic.py
   gpu_run "py-dlrm-host-n$n" 300 "$L" -n "$n" python3 tests/python/pe_py_dlrm.py host
