@@ -77,16 +77,23 @@ def max_over_pes(x, dev):
     return t.item()
 
 
+def make_op(pt, inp, **kw):
+    """The op's inputs and module for point pt over torch_baseline's inputs
+    inp (this PE's tables): (offsets, indices, op); kw: the module's."""
+    offsets, indices = gt.dlrm_inputs(inp["offs"], inp["idxs"])
+    mean_bag = pt["lmax"] if pt["fixed"] else (pt["lmax"] + 1) / 2
+    op = gt.DlrmEmbeddingAllToAll(pt["T"], pt["B"], pt["D"], inp["weight"],
+                                  [pt["rows"]] * pt["Tl"], mean_bag=mean_bag, **kw)
+    return offsets, indices, op
+
+
 def run_point(pt, args, dev, threads):
     """Both ways on one configuration; returns the table row (PE 0 prints it)."""
     T, P, rank = pt["T"], pt["P"], pt["rank"]
     pt["t0"], pt["Tl"] = tb.local_tables(T, P, rank)
     inp = tb.build_inputs(pt, dev)
     torch_step = tb.make_step(pt, inp, "table" if args.emb == "table" else "fused")
-    offsets, indices = gt.dlrm_inputs(inp["offs"], inp["idxs"])
-    mean_bag = pt["lmax"] if pt["fixed"] else (pt["lmax"] + 1) / 2
-    op = gt.DlrmEmbeddingAllToAll(T, pt["B"], pt["D"], inp["weight"], [pt["rows"]] * pt["Tl"],
-                                  threads=threads, mean_bag=mean_bag)
+    offsets, indices, op = make_op(pt, inp, threads=threads)
     ref = torch_step()
     got = op(offsets, indices)            # checks the inputs' values, this once
     diff = max_over_pes((got - ref).abs().max().item(), dev)

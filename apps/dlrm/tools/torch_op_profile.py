@@ -116,43 +116,46 @@ def profile(name, step, args, dev, spin_cycles):
 
 def spin_cycles_for(us, dev):
     """GPU clock cycles of torch.cuda._sleep for about us microseconds."""
-    khz = torch.cuda.get_device_properties(dev).clock_rate if hasattr(
-        torch.cuda.get_device_properties(dev), "clock_rate") else 1980000
+    khz = getattr(torch.cuda.get_device_properties(dev), "clock_rate", 1980000)
     return int(us * khz / 1000)
+
+
+def op_of(pt, dev):
+    """Point pt's torch_baseline inputs and the op over them (as
+    torch_example.py makes them): (inp, offsets, indices, op)."""
+    pt["t0"], pt["Tl"] = tb.local_tables(pt["T"], pt["P"], pt["rank"])
+    inp = tb.build_inputs(pt, dev)
+    return (inp,) + te.make_op(pt, inp)
+
+
+def c_forward(op, offsets, indices):
+    """The op's C forward (dlrm_op_forward) through ctypes, on the stream
+    given, without torch.ops and the Python checks."""
+    fwd, c, o, i, why = op_lib().dlrm_op_forward, op._c, offsets.data_ptr(), \
+        indices.data_ptr(), ctypes.create_string_buffer(512)
+    return lambda stream: fwd(c, o, i, stream, why, len(why))
 
 
 def profile_point(pt, args, dev, spin):
     """The rows of one point (None when the op and torch disagree)."""
-    T, P, rank = pt["T"], pt["P"], pt["rank"]
-    pt["t0"], pt["Tl"] = tb.local_tables(T, P, rank)
-    inp = tb.build_inputs(pt, dev)
+    inp, offsets, indices, op = op_of(pt, dev)
     torch_step = tb.make_step(pt, inp, "fused")
-    offsets, indices = gt.dlrm_inputs(inp["offs"], inp["idxs"])
-    mean_bag = pt["lmax"] if pt["fixed"] else (pt["lmax"] + 1) / 2
-    op = gt.DlrmEmbeddingAllToAll(T, pt["B"], pt["D"], inp["weight"], [pt["rows"]] * pt["Tl"],
-                                  mean_bag=mean_bag)
     ref = torch_step()
     diff = te.max_over_pes((op(offsets, indices) - ref).abs().max().item(), dev)
     if diff > 1e-3:
-        print("torch_op_profile: PE %d: the op and torch differ by %g" % (rank, diff),
+        print("torch_op_profile: PE %d: the op and torch differ by %g" % (pt["rank"], diff),
               file=sys.stderr)
         return None
     op.check = False
-    why = ctypes.create_string_buffer(512)
-    fwd, c = op_lib().dlrm_op_forward, op._c
-    o, i = offsets.data_ptr(), indices.data_ptr()
-    barrier = glib.gshmemx_barrier_all_on_stream
-
-    def direct():
-        fwd(c, o, i, torch.cuda.current_stream().cuda_stream, why, 512)
+    fwd, stream = c_forward(op, offsets, indices), gt.current_stream_handle
 
     def with_barrier():   # the forward of before the handshake: a barrier kernel first
-        s = torch.cuda.current_stream().cuda_stream
-        barrier(s)
-        fwd(c, o, i, s, why, 512)
+        s = stream(dev.index)
+        glib.gshmemx_barrier_all_on_stream(s)
+        fwd(s)
 
-    ways = {"torch": torch_step, "op": lambda: op(offsets, indices), "ctypes": direct,
-            "c+barr": with_barrier}
+    ways = {"torch": torch_step, "op": lambda: op(offsets, indices),
+            "ctypes": lambda: fwd(stream(dev.index)), "c+barr": with_barrier}
     pick = os.environ.get("PROFILE_WAYS", "torch,op,ctypes,c+barr").split(",")
     res = [profile(w, ways[w], args, dev, spin) for w in pick]
     op.close()
@@ -169,17 +172,11 @@ def host_layers(dev, calls=2000):
     P, rank = gshmem.n_pes(), gshmem.my_pe()
     pt = dict(tb.points(tb.parse_args(["--config", "tiny"]), P, rank)[0])
     pt.update(T=P, B=4 * P, lmax=2)
-    pt["t0"], pt["Tl"] = tb.local_tables(pt["T"], P, rank)
-    inp = tb.build_inputs(pt, dev)
-    offsets, indices = gt.dlrm_inputs(inp["offs"], inp["idxs"])
-    op = gt.DlrmEmbeddingAllToAll(pt["T"], pt["B"], pt["D"], inp["weight"],
-                                  [pt["rows"]] * pt["Tl"], check=False)
-    why = ctypes.create_string_buffer(512)
-    fwd, c, o, i = op_lib().dlrm_op_forward, op._c, offsets.data_ptr(), indices.data_ptr()
-    s = torch.cuda.current_stream().cuda_stream
-    layers = [("ctypes", lambda: fwd(c, o, i, s, why, 512)),
-              ("stream+ctypes", lambda: fwd(c, o, i, torch.cuda.current_stream().cuda_stream,
-                                            why, 512)),
+    _, offsets, indices, op = op_of(pt, dev)
+    op.check = False
+    fwd, s = c_forward(op, offsets, indices), gt.current_stream_handle(dev.index)
+    layers = [("ctypes", lambda: fwd(s)),
+              ("stream+ctypes", lambda: fwd(gt.current_stream_handle(dev.index))),
               ("kernel_py", lambda: _dlrm_op._forward(op.handle, op.weights, offsets, indices,
                                                       op.out)),
               ("torch.ops", lambda: torch.ops.gshmem.dlrm_embedding_all_to_all(
