@@ -25,6 +25,16 @@ Shapes, dtypes and devices are checked on every call; with check=True
 indices inside their table): that reads them on the host, a
 synchronisation on GPUs; turn it off for timed runs.
 
+The queue path and the legacy default stream: on a GPU PE with peers
+reached through the queue path (gshmem.torch.queue_path_peers()), a
+forward or backward issued on the legacy default stream (torch's default)
+returns only once its stream work is done (a host synchronization of the
+stream). Otherwise a tensor.cpu() of the output right after it would wait
+for the kernel inside a synchronous copy, CUDA would hold the engine's
+copies back, and the kernel would wait forever for the data they bring
+(gshmem.torch's docstring; docs/DESIGN.md, "The legacy default stream").
+On a stream of your own, or with P2P peers only, the call returns at once.
+
 Backward (weights that require grad, grad mode on): the gradient of the
 output goes back to the tables' owners the way the forward's rows came
 (each PE puts its B/P samples' columns of each owner's tables into the
@@ -139,6 +149,7 @@ def _forward(handle, weights, offsets, indices, out):
     if op._fwd(op._c, offsets.data_ptr(), indices.data_ptr(), stream, op._why,
                len(op._why)) == 0:
         fail(_CALL, "forward failed: %s" % op._why.value.decode())
+    op._settle(stream)
     return out
 
 
@@ -227,9 +238,18 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
         self._gin = self._gout = None   # the backward's buffers (symmetric), at the first need
         self._fwd, self._why = op_lib().dlrm_op_forward, ctypes.create_string_buffer(512)
         self._stream = gt.current_stream_handle if dev.type == "cuda" else None
+        self._queue = dev.type == "cuda" and bool(gt.queue_path_peers())
         self.offsets_shape = torch.Size((self.tn, self.B + 1))
         self.handle = int(self._c)
         _ops[self.handle] = weakref.ref(self)
+
+    def _settle(self, stream):
+        """Waits on the host for the op's stream work when the stream is the
+        legacy default stream and some peer is on the queue path (see the
+        module's docstring)."""
+        from . import torch as gt
+        if self._queue and gt.on_legacy_stream(stream):
+            torch.cuda.current_stream(self.out.device).synchronize()
 
     def forward(self, offsets, indices):
         _expect(self._c is not None, "the op was closed")
@@ -256,8 +276,10 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
             # heap and registered memory (a torch temporary was rejected there)
             send = self._gout[bp * t0 * D:bp * (t0 + tn) * D]
             send.view(bp, tn * D).copy_(grad_out[:, t0 * D:(t0 + tn) * D])
-            gt.put(self._gin[at:at + bp * tn * D], send, p)
-        gt.barrier()         # every PE's puts delivered (stream-ordered on GPUs)
+            gt.put(self._gin[at:at + bp * tn * D], send, p, _warn=False)
+        gt.barrier(_warn=False)   # every PE's puts delivered (stream-ordered on GPUs)
+        stream = self._stream(self.out.device.index) if self._stream is not None else None
+        self._settle(stream)      # before int(counts.sum()) below reads on the host
         pooled = self._gin[:B * self.tn * D].view(B, self.tn, D)   # [sample][local table]
         starts = offsets[:, :-1].reshape(-1)                        # bag k = table * B + sample
         counts = (offsets[:, 1:] - offsets[:, :-1]).reshape(-1)
@@ -269,8 +291,10 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
         rows = self.wrow[:-1][table] + indices[pos]
         grad = torch.zeros(self.weights.shape, dtype=torch.float32, device=self.out.device)
         grad.index_add_(0, rows, pooled[sample, table])
-        gt.barrier()         # no PE's next backward puts into a buffer still being read
-        return grad.to(self.weights.dtype)
+        gt.barrier(_warn=False)   # no PE's next backward puts into a buffer still being read
+        grad = grad.to(self.weights.dtype)
+        self._settle(stream)
+        return grad
 
     def close(self):
         """Collective: frees the op's symmetric buffers (staging, signals);

@@ -20,6 +20,21 @@ torch.cuda.current_stream() (ordered with the kernels around them,
 capturable into CUDA graphs, the host never waits); on CPU tensors the
 blocking host calls. Signals are int64 tensors of one element (gshmem's
 uint64 signal words; torch 1.13 has no uint64).
+
+The legacy default stream and the queue path: a PE reached through the
+queue path (another node, or P2P off) gets its data from this process's
+engine thread, which makes CUDA calls (copies into and out of the heap,
+small kernels) for it. While any thread of the process is inside a
+synchronous copy on the legacy default stream (torch's default stream:
+tensor.cpu(), print(tensor), cudaMemcpy) that waits for a kernel, CUDA
+holds every other thread's copies back, the engine's too: if that kernel
+waits for queue-path data (a signal_wait, a barrier, the DLRM op), nothing
+moves again (measured: docs/DESIGN.md, "The legacy default stream"). So,
+with queue-path peers: run gshmem work on a stream of your own
+(`with torch.cuda.stream(torch.cuda.Stream()):`), or synchronize the stream
+(torch.cuda.current_stream().synchronize()) before such a copy. The calls
+here warn once when they are issued on the legacy default stream with such
+peers; the DLRM op synchronizes there itself (queue_path_peers()).
 """
 try:
     import torch
@@ -28,6 +43,7 @@ except ImportError as e:   # the rest of the package works without torch
                       "pip: torch): %s" % e) from e
 
 import socket
+import warnings
 
 from . import _array
 from . import _runtime as rt
@@ -140,6 +156,42 @@ def current_stream_handle(index):
     return _raw(index) if _raw is not None else torch.cuda.current_stream(index).cuda_stream
 
 
+_LEGACY = (0, 1)   # torch's default stream (the legacy default stream), cudaStreamLegacy
+_queue_peers = (0, ())   # (init count, the PEs) of queue_path_peers
+_warned = []
+
+
+def queue_path_peers():
+    """The PEs this PE reaches only through the queue path (device queue,
+    engine, libfabric: another node, or P2P off), not by load/store."""
+    global _queue_peers
+    rt.require("torch.queue_path_peers")
+    if _queue_peers[0] != S.gen:
+        _queue_peers = (S.gen, tuple(q for q in range(S.npes)
+                                     if q != S.me and not lib.gshmem_ptr(S.ctl, q)))
+    return _queue_peers[1]
+
+
+def on_legacy_stream(stream):
+    """stream (a raw handle) is the legacy default stream."""
+    return stream in _LEGACY
+
+
+def _legacy_warn(call, stream):
+    """Warns once per process when a waiting on-stream call goes on the
+    legacy default stream while some peer is on the queue path (see the
+    module's docstring)."""
+    if stream in _LEGACY and not _warned and queue_path_peers():
+        _warned.append(call)
+        warnings.warn("gshmem.%s on the legacy default stream (torch's default) with PEs %s on "
+                      "the queue path: a synchronous copy on that stream (tensor.cpu(), "
+                      "cudaMemcpy) that waits for this call holds back the CUDA calls the "
+                      "engine needs to bring the data, and the PE hangs; use a stream of your "
+                      "own (with torch.cuda.stream(torch.cuda.Stream()): ...) or synchronize "
+                      "the stream before such a copy" % (call, list(queue_path_peers())),
+                      RuntimeWarning, stacklevel=3)
+
+
 def _stream(call, t):
     """The current stream of t's device (CUDA tensors), None for CPU ones."""
     if not t.is_cuda:
@@ -183,7 +235,7 @@ def _signal(call, sig):
     return sig.data_ptr()
 
 
-def put(dest, source, pe):
+def put(dest, source, pe, _warn=True):
     """source's bytes into symmetric dest on pe: CUDA, in stream order
     (delivered before the stream's next work starts); CPU, blocking. A
     CUDA source for a PE that is not reachable by load/store (the queue
@@ -193,6 +245,8 @@ def put(dest, source, pe):
     if stream is None:
         lib.gshmem_putmem(dest.data_ptr(), source.data_ptr(), n, pe)
     else:
+        if _warn:   # the DLRM op's backward synchronizes instead (_dlrm_op.py)
+            _legacy_warn("torch.put", stream)
         lib.gshmemx_putmem_on_stream(dest.data_ptr(), source.data_ptr(), n, pe, stream)
 
 
@@ -207,6 +261,7 @@ def put_signal(dest, source, sig, value, pe, op="set"):
     if stream is None:
         lib.gshmem_putmem_signal(*args)
     else:
+        _legacy_warn("torch.put_signal", stream)
         lib.gshmemx_putmem_signal_on_stream(*args, stream)
 
 
@@ -222,17 +277,21 @@ def signal_wait(sig, cmp, value):
     if stream is None:
         lib.gshmem_signal_wait_until(s, _CMP[cmp], int(value))
     else:
+        _legacy_warn("torch.signal_wait", stream)
         lib.gshmemx_signal_wait_until_on_stream(s, _CMP[cmp], int(value), stream)
 
 
-def _on_heap(call, host_fn, stream_fn):
+def _on_heap(call, host_fn, stream_fn, warn=True):
     """host_fn() for a host heap, stream_fn(current stream) for a CUDA heap."""
     rt.require(call)
     if S.heap_device is None:
         return host_fn()
     if not has_stream_api:
         fail(call, "this libgshmem has no on-stream calls (a build without CUDA)")
-    return stream_fn(current_stream_handle(S.heap_device))
+    stream = current_stream_handle(S.heap_device)
+    if warn:
+        _legacy_warn(call, stream)
+    return stream_fn(stream)
 
 
 def quiet():
@@ -241,11 +300,11 @@ def quiet():
     _on_heap("torch.quiet", lib.gshmem_quiet, lambda s: lib.gshmemx_quiet_on_stream(s))
 
 
-def barrier():
+def barrier(_warn=True):
     """barrier_all: a CUDA heap, in stream order (the current stream passes
     once every PE's stream reached it); a host heap, on the host."""
     _on_heap("torch.barrier", lib.gshmem_barrier_all,
-             lambda s: lib.gshmemx_barrier_all_on_stream(s))
+             lambda s: lib.gshmemx_barrier_all_on_stream(s), _warn)
 
 
 # ---- torch.distributed beside gshmem -----------------------------------------

@@ -164,5 +164,17 @@ def run_backward(T, B, D, rows, lmax, wdtype, seed, tol, steps=2):
 
 run_backward(2 * P + 1, 6 * P, 8, 40, 6, torch.float32, 4, 1e-5)
 run_backward(P, 4 * P, 16, 30, 5, torch.bfloat16, 5, 2e-2)
+
+if dev.type == "cuda":
+    # On a stream of the caller's own the op returns at once, queue-path
+    # peers or not, and the .cpu() of compare() right after each forward or
+    # backward goes through that stream (no legacy-default-stream copy to
+    # hold the engine back). On the legacy default stream above, with
+    # queue-path peers, the op synchronized itself: without that the first
+    # compare() hung (PE 1's handshake never applied at PE 0).
+    with torch.cuda.stream(torch.cuda.Stream()):
+        run_case(2 * P + 1, 6 * P, 8, 40, 6, torch.float32, 4, 5, 3)[0].close()
+        run_backward(P, 4 * P, 8, 30, 5, torch.float32, 6, 1e-5)
+    torch.cuda.synchronize()
 ok("pe_py_dlrm")
 gshmem.finalize()

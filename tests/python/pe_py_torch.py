@@ -6,6 +6,7 @@ the right bytes, peer_tensor reads and writes the peer's twin, a tensor
 keeps its block until it goes, and misuse raises errors that name it.
 Run: gshmemrun -n N python3 pe_py_torch.py [host|cuda|auto] (default host)."""
 import sys
+import warnings
 
 import torch
 
@@ -130,6 +131,20 @@ with _QueuePeer():   # a plain tensor as the source of a put to a queue-path pee
     expect_error(GshmemError, ["gshmem.torch.put_signal", "not a symmetric tensor"],
                  gt.put_signal, y, torch.zeros(64, dtype=torch.int32, device=dev), sig[0:1],
                  1, right)
+
+with _QueuePeer():   # the legacy default stream with queue-path peers: one warning
+    gt._queue_peers, gt._warned[:] = (0, ()), []
+    check(gt.queue_path_peers() == tuple(q for q in range(n) if q != me),
+          "queue_path_peers %s with every peer on the queue path", gt.queue_path_peers())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gt._legacy_warn("torch.signal_wait", 123456)   # a stream of the caller's own: none
+        gt._legacy_warn("torch.barrier", 0)
+        gt._legacy_warn("torch.put", 1)                # once per process
+    texts = [str(c.message) for c in caught]
+    check(len(texts) == 1 and all(w in texts[0] for w in ["gshmem.torch.barrier",
+          "legacy default stream", "queue path", "torch.cuda.Stream()"]), "warnings %s", texts)
+gt._queue_peers, gt._warned[:] = (0, ()), []   # the real peers again
 
 gt.barrier()
 host_sync()
