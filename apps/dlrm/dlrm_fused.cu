@@ -48,6 +48,23 @@ static __device__ __noinline__ void dlrm_send_slice(const dlrm_fused_args_t &a, 
     }
 }
 
+/* Spins until word j of sig reaches the epoch (an acquire load, as
+ * dlrm_slice_ready), backing off from 32 ns to cap_ns; false once
+ * timeout_ns passed since start (the caller names what it waited for). */
+static __device__ __forceinline__ bool dlrm_spin_until(const dlrm_fused_args_t &a,
+                                                       const uint64_t *sig, int64_t j,
+                                                       unsigned long long start, unsigned cap_ns)
+{
+    unsigned ns = 32;
+    while (!dlrm_slice_ready(sig, 1, 0, j, a.epoch)) {
+        if (dlrm_globaltimer() - start > a.timeout_ns)
+            return false;
+        __nanosleep(ns);
+        ns = ns < cap_ns ? 2 * ns : ns;
+    }
+    return true;
+}
+
 /* The consumer's wait inside the kernel: thread k of the grid waits on
  * signals k, k + n_threads, ...; a slice missing after timeout_ns is named. */
 static __device__ __noinline__ void dlrm_wait_incoming(const dlrm_fused_args_t &a)
@@ -58,18 +75,13 @@ static __device__ __noinline__ void dlrm_wait_incoming(const dlrm_fused_args_t &
     const int64_t nt = (int64_t)gridDim.x * blockDim.x;
     const unsigned long long start = dlrm_globaltimer();
     for (int64_t j = k0; j < n; j += nt) {
-        unsigned ns = 32;
-        while (!dlrm_slice_ready(a.sig, 1, 0, j, a.epoch)) {
-            if (dlrm_globaltimer() - start > a.timeout_ns) {
-                printf("gshmem-dlrm: PE %d: fused kernel: slice %lld from PE %lld never "
-                       "signalled (signal %llu, epoch %llu) after %llu s\n", p.me,
-                       (long long)(j % p.G), (long long)(j / p.G),
-                       (unsigned long long)*(volatile uint64_t *)(a.sig + j),
-                       (unsigned long long)a.epoch, a.timeout_ns / 1000000000ull);
-                __trap();
-            }
-            __nanosleep(ns);
-            ns = ns < 1024 ? 2 * ns : ns;
+        if (!dlrm_spin_until(a, a.sig, j, start, 1024)) {
+            printf("gshmem-dlrm: PE %d: fused kernel: slice %lld from PE %lld never "
+                   "signalled (signal %llu, epoch %llu) after %llu s\n", p.me,
+                   (long long)(j % p.G), (long long)(j / p.G),
+                   (unsigned long long)*(volatile uint64_t *)(a.sig + j),
+                   (unsigned long long)a.epoch, a.timeout_ns / 1000000000ull);
+            __trap();
         }
     }
 }
@@ -91,19 +103,12 @@ static __device__ __noinline__ void dlrm_publish_ready(const dlrm_fused_args_t &
  * that never gets there is named after timeout_ns. */
 static __device__ __noinline__ void dlrm_wait_ready(const dlrm_fused_args_t &a, int q)
 {
-    const unsigned long long start = dlrm_globaltimer();
-    unsigned ns = 32;
-    while (!dlrm_slice_ready(a.ready, 1, q, 0, a.epoch)) {
-        if (dlrm_globaltimer() - start > a.timeout_ns) {
-            printf("gshmem-dlrm: PE %d: fused kernel: PE %d never started epoch %llu (its "
-                   "handshake signal is at %llu) after %llu s\n", a.p.me, q,
-                   (unsigned long long)a.epoch,
-                   (unsigned long long)*(volatile uint64_t *)(a.ready + q),
-                   a.timeout_ns / 1000000000ull);
-            __trap();
-        }
-        __nanosleep(ns);
-        ns = ns < 256 ? 2 * ns : ns;
+    if (!dlrm_spin_until(a, a.ready, q, dlrm_globaltimer(), 256)) {
+        printf("gshmem-dlrm: PE %d: fused kernel: PE %d never started epoch %llu (its "
+               "handshake signal is at %llu) after %llu s\n", a.p.me, q,
+               (unsigned long long)a.epoch, (unsigned long long)*(volatile uint64_t *)(a.ready + q),
+               a.timeout_ns / 1000000000ull);
+        __trap();
     }
 }
 
