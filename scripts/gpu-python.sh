@@ -9,7 +9,8 @@
 #     (pe_py_cuda.py), the DLRM op against the fp64 reference (pe_py_dlrm.py
 #     cuda), also over the queue path (P2P off, libfabric tcp); and on host
 #     heaps, the programs CI runs;
-#  2. apps/dlrm/torch_example.py: tiny with --check, then set G (the issue's
+#  2. apps/dlrm/torch_example.py: tiny with --check (under gshmemrun and
+#     under torchrun), then set G (the issue's
 #     goal: the op >= 2.5x EmbeddingBag + all_to_all_single at P = 4), its
 #     table in $OUT/torch_example_G_n<P>.txt.
 # PY_G_ARGS overrides the G run's extra flags (default: --iters 20 --warmup 3).
@@ -41,6 +42,10 @@ for n in 2 4; do
   gpu_run "py-dlrm-host-n$n" 300 "$L" -n "$n" python3 tests/python/pe_py_dlrm.py host
   gpu_run "py-example-tiny-n$n" 300 "$L" -n "$n" python3 apps/dlrm/torch_example.py \
     --config tiny --check
+  # the same under torchrun (one node: its ranks are the PEs, gshmem.init
+  # starts gshmemrun --serve; torch.distributed joins torchrun's own store)
+  gpu_run "py-example-tiny-torchrun-n$n" 300 torchrun --standalone --nproc_per_node "$n" \
+    apps/dlrm/torch_example.py --config tiny --check
   # shellcheck disable=SC2086
   gpu_run "py-example-G-n$n" 900 "$L" -n "$n" python3 apps/dlrm/torch_example.py --config G \
     ${PY_G_ARGS:---iters 20 --warmup 3}

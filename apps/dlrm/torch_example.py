@@ -16,14 +16,15 @@ against torch_baseline.py's fp64 reference), then times both (median over
   gshmemrun -n P python3 apps/dlrm/torch_example.py --config tiny|W|S|G|custom
       [torch_baseline.py's flags: --tables-per-pe, --tables, --rows, --dim,
        --batch, --lmax, --fixed-l, --seed, --iters, --warmup, --emb, --check]
+  torchrun --standalone --nproc_per_node P apps/dlrm/torch_example.py ...
 
-The processes are gshmem's PEs (gshmemrun; or mpirun / srun with gshmem's
-mpi or pmix bootstrap). torch.distributed runs over the same processes:
-gshmem.torch.init_process_group() gives rank = PE and a rendezvous on
-127.0.0.1 at a port PE 0 finds free and broadcasts through gshmem (no
-MASTER_ADDR / MASTER_PORT needed); gloo on CPU PEs (host heap), NCCL on GPUs
-(CUDA heap, one GPU per PE). torchrun cannot start it: gshmem has no
-bootstrap that reads torchrun's rendezvous. On CPU PEs each PE gets
+The processes are gshmem's PEs (gshmemrun; torchrun on one node, whose
+RANK is the PE: gshmem.init starts gshmemrun --serve for them; or mpirun /
+srun with gshmem's mpi or pmix bootstrap). torch.distributed runs over the
+same processes: gshmem.torch.init_process_group() gives rank = PE and a
+rendezvous on 127.0.0.1 at a port PE 0 finds free and broadcasts through
+gshmem (MASTER_ADDR / MASTER_PORT are not used); gloo on CPU PEs (host
+heap), NCCL on GPUs (CUDA heap, one GPU per PE). On CPU PEs each PE gets
 cores / P threads, for torch's pooling and the op's alike. The symmetric
 heap is sized for the largest point unless GSHMEM_SYMMETRIC_SIZE is set.
 """

@@ -11,7 +11,8 @@ the fused DLRM embedding + all-to-all as a torch op.
     del a                                  # freed collectively later (see _runtime)
     gshmem.finalize()
 
-Run every PE with the launcher: gshmemrun -n 4 python3 prog.py. Misuse
+Run every PE with the launcher: gshmemrun -n 4 python3 prog.py, or on one
+node torchrun --standalone --nproc_per_node 4 prog.py (_torchrun.py). Misuse
 raises gshmem.GshmemError naming the call, the PE and the value; what only
 the library can check (a non-symmetric address in a C call) ends the job
 with libgshmem's own message, as from C. The library is found as _lib.py

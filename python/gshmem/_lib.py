@@ -9,9 +9,12 @@ version. Where the libraries are looked for (the first that loads wins):
      the installed package (the install's libdir, relative to the package);
   3. the dynamic loader's own search (LD_LIBRARY_PATH, ldconfig).
 libgshmem_dlrm_op.so is looked for in the folder libgshmem came from first.
+The gshmemrun program (for torchrun: _torchrun.py) is looked for the same
+way, from the folder libgshmem came from (gshmemrun_candidates).
 """
 import ctypes
 import os
+import shutil
 
 try:
     from . import _config
@@ -122,6 +125,25 @@ def op_lib():
     if _op_lib is None:
         _op_lib = _load(OP_LIB_NAME, _OP, _HINT, beside=lib_dir)[0]
     return _op_lib
+
+
+def gshmemrun_candidates():
+    """Paths to try for the gshmemrun program, best first: GSHMEMRUN (an
+    explicit path: nothing else is tried), else beside the libgshmem that
+    loaded: <build>/tools/gshmemrun/gshmemrun in a build folder,
+    <prefix>/bin/gshmemrun for <prefix>/lib or <prefix>/lib/<multiarch>;
+    then gshmemrun on PATH."""
+    env = os.environ.get("GSHMEMRUN", "")
+    if env:
+        return [env]
+    out = []
+    if lib_dir:   # "" when the loader's own search found libgshmem
+        out += [os.path.normpath(os.path.join(lib_dir, *rel, "gshmemrun")) for rel in
+                (("tools", "gshmemrun"), ("..", "bin"), ("..", "..", "bin"))]
+    on_path = shutil.which("gshmemrun")
+    if on_path:
+        out.append(on_path)
+    return out
 
 
 def strerror(status):

@@ -19,6 +19,7 @@ import os
 import sys
 import weakref
 
+from . import _torchrun
 from ._cuda import device_of
 from ._lib import GshmemError, lib, strerror
 
@@ -56,13 +57,15 @@ def require(call):
 
 def init(heap=None):
     """Starts gshmem on this PE (collective). heap: None (GSHMEM_HEAP as
-    set, "auto" by default), or "host", "cuda", "auto" (sets GSHMEM_HEAP)."""
+    set, "auto" by default), or "host", "cuda", "auto" (sets GSHMEM_HEAP).
+    Under torchrun (one node) the PEs are its ranks: see _torchrun.py."""
     if S.up:
         fail("init", "already initialized (call finalize first)")
     if heap is not None:
         if heap not in ("host", "cuda", "auto"):
             fail("init", "heap=%r: expected 'host', 'cuda', 'auto' or None" % (heap,))
         os.environ["GSHMEM_HEAP"] = heap
+    _torchrun.setup()   # under torchrun: its rendezvous, GSHMEMRUN_* set (_torchrun.py)
     rc = lib.gshmem_init()
     if rc != 0:
         fail("init", "gshmem_init failed: %s (status %d; the cause is logged above)"

@@ -156,6 +156,7 @@ def current_stream_handle(index):
     return _raw(index) if _raw is not None else torch.cuda.current_stream(index).cuda_stream
 
 
+_QPAYLOAD = 64      # bytes a queue entry carries (GSHMEMI_QPAYLOAD, gshmem_dev_queue.h)
 _LEGACY = (0, 1)   # torch's default stream (the legacy default stream), cudaStreamLegacy
 _queue_peers = (0, ())   # (init count, the PEs) of queue_path_peers
 _warned = []
@@ -219,11 +220,12 @@ def _pair(call, dest, source, pe):
         fail(call, "sizes differ: source %d bytes, dest %d"
              % (source.numel() * source.element_size(), n))
     stream = _stream(call, dest)
-    if stream is not None and n and not lib.gshmem_ptr(dest.data_ptr(), pe) and \
+    if stream is not None and n > _QPAYLOAD and not lib.gshmem_ptr(dest.data_ptr(), pe) and \
             not lib.gshmem_addr_accessible(source.data_ptr(), S.me):
         fail(call, "source (%d bytes at %#x) is not a symmetric tensor, and PE %d is reached "
              "through the queue path (no load/store from here), whose engine reads only the "
-             "symmetric heap: put from a gshmem.torch tensor" % (n, source.data_ptr(), pe))
+             "symmetric heap: put from a gshmem.torch tensor (up to %d bytes travel in the "
+             "queue entry and may come from anywhere)" % (n, source.data_ptr(), pe, _QPAYLOAD))
     return n, stream
 
 
@@ -238,9 +240,9 @@ def _signal(call, sig):
 def put(dest, source, pe, _warn=True):
     """source's bytes into symmetric dest on pe: CUDA, in stream order
     (delivered before the stream's next work starts); CPU, blocking. A
-    CUDA source for a PE that is not reachable by load/store (the queue
-    path: another node, or P2P off) must be symmetric too, as NVSHMEM's
-    remote transports want (GshmemError otherwise)."""
+    CUDA source of more than 64 bytes for a PE that is not reachable by
+    load/store (the queue path: another node, or P2P off) must be symmetric
+    too, as NVSHMEM's remote transports want (GshmemError otherwise)."""
     n, stream = _pair("torch.put", dest, source, pe)
     if stream is None:
         lib.gshmem_putmem(dest.data_ptr(), source.data_ptr(), n, pe)
@@ -311,25 +313,35 @@ def barrier(_warn=True):
 
 def init_process_group(backend=None, timeout_s=60):
     """torch.distributed over the same processes (collective): rank =
-    my_pe, world size = n_pes, rendezvous on 127.0.0.1 at a port PE 0 found
-    free and broadcast through gshmem (gshmemrun leaves no MASTER_ADDR /
-    MASTER_PORT). backend: "nccl" for a CUDA heap, "gloo" for a host heap
-    by default; gloo is bound to loopback (GLOO_SOCKET_IFNAME=lo unless set)."""
+    my_pe, world size = n_pes. Under torchrun whose ranks are the PEs, its
+    own rendezvous (env://: torch 2 joins the agent's store at MASTER_ADDR:
+    MASTER_PORT as a client, so a store of our own would have no server);
+    otherwise 127.0.0.1 at a port PE 0 found free and broadcast through
+    gshmem (gshmemrun leaves no MASTER_ADDR / MASTER_PORT). backend: "nccl"
+    for a CUDA heap, "gloo" for a host heap by default; gloo is bound to
+    loopback (GLOO_SOCKET_IFNAME=lo unless set)."""
     import datetime
     import os
 
     import torch.distributed as dist
     rt.require("torch.init_process_group")
     backend = backend or ("gloo" if S.heap_device is None else "nccl")
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    timeout = datetime.timedelta(seconds=timeout_s)
+    env = os.environ
+    if env.get("TORCHELASTIC_RUN_ID") and env.get("MASTER_ADDR") and env.get("MASTER_PORT") \
+            and env.get("RANK") == str(S.me) and env.get("WORLD_SIZE") == str(S.npes):
+        dist.init_process_group(backend, init_method="env://", rank=S.me, world_size=S.npes,
+                                timeout=timeout)
+        return
     port = 0
     if S.me == 0:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
     port = rt.broadcast_int("torch.init_process_group", port)
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     dist.init_process_group(backend, init_method="tcp://127.0.0.1:%d" % port, rank=S.me,
-                            world_size=S.npes, timeout=datetime.timedelta(seconds=timeout_s))
+                            world_size=S.npes, timeout=timeout)
 
 
 from ._dlrm_op import DlrmEmbeddingAllToAll, dlrm_inputs, dlrm_local_tables  # noqa: E402,F401

@@ -291,12 +291,9 @@ void test_require_built(const char *rel)
                      path);
 }
 
-void test_require_probe(const char *rel, const char *args, const char *skip_prefix)
+void test_require_cmd(const char *cmd, int timeout_s, const char *skip_prefix)
 {
-    char cmd[1100];
-
-    snprintf(cmd, sizeof cmd, "%%B/%s %s", rel, args);
-    test_run_t r = test_run(NULL, cmd, 60);
+    test_run_t r = test_run(NULL, cmd, timeout_s);
     if (r.status == 77) {
         char why[512];
         const char *s = strstr(r.output, "SKIP: ");
@@ -305,9 +302,16 @@ void test_require_probe(const char *rel, const char *args, const char *skip_pref
         test_run_free(&r);
         cr_skip_test("%s%s", skip_prefix, why);
     }
-    cr_assert_eq(r.status, 0, "%s %s: status %d, output:\n%s", rel, args, r.status,
-                 test_tail(&r));
+    cr_assert_eq(r.status, 0, "%s: status %d, output:\n%s", cmd, r.status, test_tail(&r));
     test_run_free(&r);
+}
+
+void test_require_probe(const char *rel, const char *args, const char *skip_prefix)
+{
+    char cmd[1100];
+
+    snprintf(cmd, sizeof cmd, "%%B/%s %s", rel, args);
+    test_require_cmd(cmd, 60, skip_prefix);
 }
 
 void test_require_gpu_at(const char *rel, const char *probe_args)

@@ -98,6 +98,11 @@ int test_count_of(const char *hay, const char *needle);
  * with -DGSHMEM_ENABLE_CUDA=ON)", when <build>/<rel> was not built. */
 void test_require_built(const char *rel);
 
+/* Runs cmd (test_run's form, %B the build folder) as a probe: status 77
+ * skips the calling test with skip_prefix and the reason the command
+ * printed after "SKIP: "; any other status but 0 fails it. */
+void test_require_cmd(const char *cmd, int timeout_s, const char *skip_prefix);
+
 /* Runs "<build>/<rel> <args>" (a probe that decides in its own process,
  * so the test driver never starts CUDA itself): status 77 skips the
  * calling test with skip_prefix and the reason the program printed after

@@ -8,6 +8,10 @@
  *   no_init | bad_pe | bad_addr | bad_cmp | bad_sig_op | host_heap
  *                  one misuse each; the run must end with the host API's
  *                  message naming the value (test_stream.c checks it).
+ *   queue_src      (P2P off: the peer on the queue path) a 64-byte put
+ *                  from cudaMalloc'd memory, which travels in its entry
+ *                  (delivered: checked), then a 65-byte one, which must
+ *                  end the run naming the source.
  *   probe          exit 0 with a CUDA device, 77 with "SKIP: ..." without. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +37,27 @@ static unsigned char pat(int pe, int i)
 static int misuse(const char *mode, cudaStream_t st)
 {
     uint64_t *sig = gshmem_calloc(1, sizeof(uint64_t));
-    unsigned char *buf = gshmem_calloc(1, 64), *dev = NULL;
+    unsigned char *buf = gshmem_calloc(1, 128), *dev = NULL;
     PE_CHECK(sig != NULL && buf != NULL, "gshmem_calloc failed");
-    CU(cudaMalloc((void **)&dev, 64));
-    if (strcmp(mode, "bad_pe") == 0)
+    CU(cudaMalloc((void **)&dev, 128));
+    if (strcmp(mode, "queue_src") == 0) {
+        int peer = 1 - gshmem_my_pe();
+        unsigned char want[64], got[64];
+        for (int i = 0; i < 64; i++)
+            want[i] = pat(gshmem_my_pe(), i);
+        CU(cudaMemcpy(dev, want, 64, cudaMemcpyHostToDevice));
+        gshmemx_putmem_on_stream(buf, dev, 64, peer, st);
+        gshmemx_quiet_on_stream(st);
+        gshmemx_barrier_all_on_stream(st);
+        CU(cudaStreamSynchronize(st));
+        CU(cudaMemcpy(got, buf, 64, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < 64; i++)
+            PE_CHECK(got[i] == pat(peer, i), "64-byte put from PE %d: byte %d is %u, want %u",
+                     peer, i, got[i], pat(peer, i));
+        printf("pe_stream_c queue_src: 64-byte put from cudaMalloc'd memory delivered\n");
+        fflush(stdout);
+        gshmemx_putmem_on_stream(buf, dev, 65, peer, st);
+    } else if (strcmp(mode, "bad_pe") == 0)
         gshmemx_putmem_on_stream(buf, dev, 8, gshmem_n_pes(), st);
     else if (strcmp(mode, "bad_addr") == 0)
         gshmemx_putmem_on_stream(dev, buf, 8, 0, st);

@@ -169,17 +169,7 @@ static void require_gpus(int n)
              "torch.cuda.is_available() else 0\nprint('SKIP: torch', torch.__version__, 'sees', "
              "k, 'GPU(s), the test needs %d') if k < %d else None\nsys.exit(77 if k < %d else "
              "0)\"", py, n, n, n);
-    test_run_t r = test_run(NULL, cmd, 120);
-    if (r.status == 77) {
-        char why[256];
-        const char *s = strstr(r.output, "SKIP: ");
-        snprintf(why, sizeof why, "%s", s ? s + 6 : "no GPU");
-        why[strcspn(why, "\n")] = '\0';
-        test_run_free(&r);
-        cr_skip_test("not enough GPUs: %s", why);
-    }
-    cr_assert_eq(r.status, 0, "GPU probe: status %d:\n%s", r.status, test_tail(&r));
-    test_run_free(&r);
+    test_require_cmd(cmd, 120, "not enough GPUs: ");
 }
 
 ParameterizedTestParameters(python, gpu)

@@ -153,6 +153,15 @@ Test(gpu_stream, err_bad_sig_op)
     stream_misuse("bad_sig_op", STREAM_ENV, "gshmemx_putmem_signal_on_stream: invalid sig_op 7",
                   NULL);
 }
+/* P2P off: the 64-byte put from cudaMalloc'd memory is delivered (it travels
+ * in its queue entry), the 65-byte one is refused with the source named */
+Test(gpu_stream, err_queue_source)
+{
+    stream_misuse("queue_src", "GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 "
+                  "GSHMEM_TRANSPORTS=p2p,ofi GSHMEM_OFI_PROVIDER=shm",
+                  "queue_src: 64-byte put from cudaMalloc'd memory delivered",
+                  "(65 bytes) is neither symmetric nor registered");
+}
 Test(gpu_stream, err_host_heap)
 {
     stream_misuse("host_heap", "GSHMEM_HEAP=host",

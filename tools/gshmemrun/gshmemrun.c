@@ -2,6 +2,10 @@
  * bootstrap (rendezvous over a Unix socket in a private directory).
  *
  *   gshmemrun -n N [--timeout S] [--prefix] [--] prog [args...]
+ *   gshmemrun --serve -n N --dir D [--timeout S] [--keep]
+ *
+ * --serve (serve.c) starts nothing: it serves the rendezvous in D for N PEs
+ * that another launcher started (torchrun: python/gshmem/_torchrun.py).
  *
  * Each PE gets GSHMEMRUN_SOCKET, GSHMEMRUN_PE, GSHMEMRUN_N_PES and
  * GSHMEMRUN_DIR. When a PE dies, exits non-zero, exits or drops its
@@ -33,6 +37,8 @@ typedef struct lr_args {
     int n;
     double timeout;
     int prefix;
+    int serve, keep;   /* --serve, --keep */
+    const char *dir;   /* --dir */
     char **argv;       /* program and its arguments */
 } lr_args_t;
 
@@ -73,9 +79,33 @@ void lr_buf_consume(lr_buf_t *b, size_t n)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gshmemrun -n N [--timeout S] [--prefix] [--] prog [args...]\n"
+               "       gshmemrun --serve -n N --dir D [--timeout S] [--keep]\n"
                "  -n, --np N      number of PEs to start on this node\n"
                "  --timeout S     end the job after S seconds (exit status 124)\n"
-               "  --prefix        prefix each output line with \"[PE i] \"\n");
+               "  --prefix        prefix each output line with \"[PE i] \"\n"
+               "  --serve         start no PE: serve the rendezvous of N PEs started by\n"
+               "                  another launcher (they set GSHMEMRUN_SOCKET=D/rdv.sock,\n"
+               "                  GSHMEMRUN_PE, GSHMEMRUN_N_PES=N, GSHMEMRUN_DIR=D); exit when\n"
+               "                  they finished, one failed, or the parent process exited\n"
+               "  --dir D         --serve's private directory (created 0700, removed at exit;\n"
+               "                  a stale one of this user without a live server is replaced)\n"
+               "  --keep          --serve: once every PE finished, keep serving (a PE may init\n"
+               "                  again) until the parent process exits\n");
+}
+
+/* --serve's options; n_left: arguments after the options (none allowed). */
+static int check_serve_args(const lr_args_t *a, int n_left)
+{
+    const char *bad = a->n < 1 ? "-n N is required" : !a->dir || !*a->dir ? "--dir D is required"
+                      : a->prefix ? "--prefix has no output to label (no PE is started)"
+                      : n_left > 0 ? "starts no program (drop the program and its arguments)"
+                      : NULL;
+    if (bad) {
+        fprintf(stderr, "gshmemrun --serve: %s\n", bad);
+        usage(stderr);
+        return -1;
+    }
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, lr_args_t *a)
@@ -89,6 +119,12 @@ static int parse_args(int argc, char **argv, lr_args_t *a)
             break;
         } else if (strcmp(o, "--prefix") == 0) {
             a->prefix = 1;
+        } else if (strcmp(o, "--serve") == 0) {
+            a->serve = 1;
+        } else if (strcmp(o, "--keep") == 0) {
+            a->keep = 1;
+        } else if (strcmp(o, "--dir") == 0 && i + 1 < argc) {
+            a->dir = argv[++i];
         } else if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
             usage(stdout);
             exit(0);
@@ -112,6 +148,12 @@ static int parse_args(int argc, char **argv, lr_args_t *a)
             usage(stderr);
             return -1;
         }
+    }
+    if (a->serve)
+        return check_serve_args(a, argc - i);
+    if (a->dir || a->keep) {
+        fprintf(stderr, "gshmemrun: --dir and --keep go with --serve only\n");
+        return -1;
     }
     if (a->n < 1 || i >= argc) {
         usage(stderr);
@@ -198,10 +240,14 @@ static int spawn_all(lr_job_t *job, char **argv)
     return 0;
 }
 
+/* Only our children, by their own pid: never with --serve (its PEs are
+ * another launcher's), never pid 0 or a negative one (a process group). */
 static void kill_running(lr_job_t *job, int sig)
 {
+    if (job->serve)
+        return;
     for (int p = 0; p < job->n; p++)
-        if (job->pes[p].running)
+        if (job->pes[p].running && job->pes[p].pid > 0)
             kill(job->pes[p].pid, sig);
 }
 
@@ -335,34 +381,41 @@ static void run_loop(lr_job_t *job, double deadline, double limit)
     free(pfds);
 }
 
+/* The normal mode: start the PEs, serve them, return the job's status. */
+static int launch(lr_job_t *job, const lr_args_t *a)
+{
+    setup_signals();
+    if (make_dir(job) != 0)
+        return 1;
+    if (lr_rdv_open(job) != 0) {
+        gshmemi_rmtree(job->dir);
+        return 1;
+    }
+    double start = lr_now();
+    spawn_all(job, a->argv);
+    run_loop(job, a->timeout > 0 ? start + a->timeout : 0, a->timeout);
+    lr_fwd_close_all(job);
+    lr_rdv_close(job);
+    if (gshmemi_rmtree(job->dir) != 0)
+        fprintf(stderr, "gshmemrun: cannot remove %s: %s\n", job->dir, strerror(errno));
+    return job->rc;
+}
+
 int main(int argc, char **argv)
 {
     lr_args_t a = {0};
     if (parse_args(argc, argv, &a) != 0)
         return 2;
-    lr_job_t job = {.n = a.n, .listen_fd = -1, .prefix = a.prefix};
+    lr_job_t job = {.n = a.n, .listen_fd = -1, .prefix = a.prefix, .serve = a.serve};
     job.pes = calloc((size_t)a.n, sizeof *job.pes);
-    for (int p = 0; p < a.n; p++)
-        job.pes[p] = (lr_pe_t){.conn = -1, .out_fd = -1, .err_fd = -1};
-    setup_signals();
-    if (make_dir(&job) != 0)
-        return 1;
-    if (lr_rdv_open(&job) != 0) {
-        gshmemi_rmtree(job.dir);
-        return 1;
-    }
-    double start = lr_now();
-    spawn_all(&job, a.argv);
-    run_loop(&job, a.timeout > 0 ? start + a.timeout : 0, a.timeout);
-    lr_fwd_close_all(&job);
-    lr_rdv_close(&job);
-    if (gshmemi_rmtree(job.dir) != 0)
-        fprintf(stderr, "gshmemrun: cannot remove %s: %s\n", job.dir, strerror(errno));
+    for (int p = 0; p < a.n; p++)   /* --serve: "running" until the job ends (not our child) */
+        job.pes[p] = (lr_pe_t){.running = a.serve, .conn = -1, .out_fd = -1, .err_fd = -1};
+    int rc = a.serve ? lr_serve(&job, a.dir, a.timeout, a.keep) : launch(&job, &a);
     for (int p = 0; p < a.n; p++) {
         free(job.pes[p].contrib);
         free(job.pes[p].out_line.data);
         free(job.pes[p].err_line.data);
     }
     free(job.pes);
-    return job.rc;
+    return rc;
 }

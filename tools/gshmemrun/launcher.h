@@ -1,6 +1,7 @@
 /* launcher.h: gshmemrun's state, shared by its files: the job and its PEs
- * (gshmemrun.c), the rendezvous server (rdv_server.c) and the output
- * forwarding of --prefix (fwd.c). Single-threaded: one poll loop. */
+ * (gshmemrun.c), the rendezvous server (rdv_server.c), the output
+ * forwarding of --prefix (fwd.c) and the rendezvous-only mode --serve
+ * (serve.c). Single-threaded: one poll loop. */
 #ifndef GSHMEMRUN_LAUNCHER_H
 #define GSHMEMRUN_LAUNCHER_H
 
@@ -22,8 +23,9 @@ typedef struct lr_conn {
 } lr_conn_t;
 
 typedef struct lr_pe {
-    pid_t pid;
-    int running;
+    pid_t pid;         /* --serve: the peer's, from SO_PEERCRED at HELLO (never signalled) */
+    int running;       /* --serve: always 1 (not our child: no exit status) */
+    int sessions;      /* HELLOs seen */
     int wstatus;       /* raw wait status once exited */
     int conn;          /* index in job->conns, or -1 */
     int in_session;    /* HELLO seen, no BYE yet */
@@ -44,6 +46,7 @@ typedef struct lr_job {
     char dir[256];
     char sock[108];
     int prefix;
+    int serve;          /* --serve: the PEs are not our children; never kill() */
     int failing;        /* the job is being ended */
     int rc;             /* exit status of gshmemrun */
     double kill_at;     /* SIGKILL the rest then (0: not armed) */
@@ -55,7 +58,8 @@ void lr_buf_append(lr_buf_t *b, const void *p, size_t n);
 void lr_buf_consume(lr_buf_t *b, size_t n);
 
 /* Ends the job: prints "gshmemrun: <text>", tells every connected PE why,
- * sends SIGTERM to the running PEs (SIGKILL later). First call wins. */
+ * sends SIGTERM to the running PEs (SIGKILL later; not with --serve, whose
+ * PEs are not its children). First call wins. */
 void lr_job_fail(lr_job_t *job, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -67,6 +71,12 @@ void lr_rdv_drain_pe(lr_job_t *job, int pe);     /* read what a dead PE left */
 void lr_rdv_check(lr_job_t *job);                /* lost PEs, stuck rounds */
 void lr_rdv_send_error_all(lr_job_t *job, const char *text);
 void lr_rdv_close(lr_job_t *job);
+
+/* serve.c (--serve): creates dir (0700; a stale one of ours is replaced),
+ * serves job->n PEs there until they finished, one failed or the parent
+ * process exited (keep: a finished job waits for the parent, so that a PE
+ * may init again); removes dir. Returns gshmemrun's exit status. */
+int lr_serve(lr_job_t *job, const char *dir, double timeout, int keep);
 
 /* fwd.c (--prefix) */
 int lr_fwd_pollfds(lr_job_t *job, struct pollfd *pfds, int max);

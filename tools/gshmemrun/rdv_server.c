@@ -1,7 +1,8 @@
 /* rdv_server.c: gshmemrun's rendezvous server. PEs connect to a Unix socket
  * in the job's private directory, say HELLO, then run allgather rounds
  * (a barrier is a 0-byte round); the server answers each round when all
- * PEs have contributed. Protocol: src/base/bootstrap/local_proto.h. */
+ * PEs have contributed. Protocol: src/base/bootstrap/local_proto.h. The
+ * normal mode (gshmemrun.c) and --serve (serve.c) share it. */
 #define _GNU_SOURCE
 #include "launcher.h"
 
@@ -152,6 +153,14 @@ static void on_allgather(lr_job_t *job, lr_conn_t *c, const char *payload, size_
     round_complete(job);
 }
 
+/* The process at the other end of fd (0: unknown), for messages only. */
+static pid_t peer_pid(int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.pid : 0;
+}
+
 static void on_hello(lr_job_t *job, lr_conn_t *c, const gshmemi_lp_hdr_t *h)
 {
     char text[256];
@@ -171,6 +180,9 @@ static void on_hello(lr_job_t *job, lr_conn_t *c, const gshmemi_lp_hdr_t *h)
     pe->conn = (int)(c - job->conns);
     pe->in_session = 1;
     pe->lost_at = 0;
+    pe->sessions++;
+    if (job->serve)
+        pe->pid = peer_pid(c->fd);
     conn_send(job, c, GSHMEMI_LP_WELCOME, job->n, NULL, 0);
 }
 
@@ -332,8 +344,9 @@ void lr_rdv_check(lr_job_t *job)
     for (int p = 0; p < job->n; p++) {
         lr_pe_t *pe = &job->pes[p];
         round_open |= pe->has_contrib;
+        /* --serve gets no exit status: no reason to wait for one */
         if (pe->running && pe->in_session && pe->lost_at > 0 &&
-            now - pe->lost_at > LR_LOST_GRACE_S) {
+            (job->serve || now - pe->lost_at > LR_LOST_GRACE_S)) {
             lr_job_fail(job, 1, "PE %d (pid %d) closed its bootstrap connection without "
                         "gshmem_finalize", p, (int)pe->pid);
             return;

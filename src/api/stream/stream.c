@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "api/core/core.h"
+#include "gshmem/impl/gshmem_dev_queue.h"
 #include "gshmemx.h"
 #include "stream_impl.h"
 
@@ -101,6 +102,26 @@ void gshmemi_stream_report(void)
                       gshmemi_stream_sm_blocks((size_t)-1), g->n_pes - mapped);
 }
 
+/* A queue-path put larger than an entry's payload hands the engine its
+ * source address, and the engine reads only the symmetric heap and
+ * registered memory (src/engine/validate.c), as NVSHMEM's remote
+ * transports do: another source is refused here, named, instead of being
+ * rejected by the engine while the put kernel waits. */
+static void gshmemi_stream_queue_source(const char *call, void *dest, const void *source,
+                                        size_t n, int pe)
+{
+    uint64_t off;
+
+    if (n <= GSHMEMI_QPAYLOAD || gshmemi_stream_path(dest, n, pe) != GSHMEMI_STREAM_QUEUE ||
+        gshmemi_heap_offset(&gshmemi_g.heap, source, n, &off) ||
+        gshmemi_reg_find(gshmemi_g.regs, source, n) != NULL)
+        return;
+    gshmemi_fatal(call, "source %p (%zu bytes) is neither symmetric nor registered "
+                  "(gshmem_register), and PE %d is reached through the queue path, whose "
+                  "engine reads only those (a put of up to %u bytes travels in its entry and "
+                  "may come from anywhere)", source, n, pe, GSHMEMI_QPAYLOAD);
+}
+
 /* The data of a put, dest already checked: a copy to the mapped address
  * (CE), a grid of SM stores, or the one-block queue-path kernel. */
 static void gshmemi_stream_data(const char *call, void *dest, const void *source, size_t n,
@@ -128,6 +149,7 @@ void gshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int
         return;
     gshmemi_check_pe(call, pe);
     (void)gshmemi_check_sym(call, "dest", dest, nelems);
+    gshmemi_stream_queue_source(call, dest, source, nelems, pe);
     gshmemi_stream_data(call, dest, source, nelems, pe, stream);
 }
 
@@ -145,6 +167,7 @@ void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nele
     (void)gshmemi_check_sym_aligned(call, "sig_addr", sig_addr, sizeof(uint64_t));
     if (nelems > 0) {
         (void)gshmemi_check_sym(call, "dest", dest, nelems);
+        gshmemi_stream_queue_source(call, dest, source, nelems, pe);
         /* one block of SM stores or the queue path: the put-with-signal kernel
          * below carries the data; otherwise the data goes first and the
          * kernel sends the signal only */

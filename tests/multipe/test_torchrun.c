@@ -1,0 +1,293 @@
+/* test_torchrun.c: the Python package under torchrun on one node
+ * (python/gshmem/_torchrun.py: LOCAL_RANK 0 starts gshmemrun --serve, the
+ * PEs are torchrun's ranks), CPU PEs on host heaps: pe_py_basic and
+ * pe_py_torchrun (RANK = PE, the private directory, init cycles) at 2 and
+ * 4 ranks; a failing rank ends the job with a nonzero status and a message
+ * whether the others wait in a bootstrap exchange (gshmemrun --serve tells
+ * them) or elsewhere (torchrun ends them), and the directory is gone after;
+ * and with torchrun's variables set by hand (no torchrun needed): one rank,
+ * the refusals (several nodes, no gshmemrun, LOCAL_RANK 0 never came), and
+ * gshmemrun's variables winning over torchrun's. gshmemrun --serve alone:
+ * test_serve.c. Skips, saying why, without torchrun on PATH.
+ *
+ * Runs use loopback only: --standalone (c10d on localhost:29400) for one
+ * test, a static or c10d rendezvous on 127.0.0.1 at a free port for the
+ * others (tests run side by side: two --standalone jobs would share
+ * 29400). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests_common.h"
+
+#define PY_DIR GSHMEM_SOURCE_DIR "/tests/python"
+/* As a format: the package from the build, the PE programs' helpers. */
+#define PY_ENV "env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=%%B/python:" PY_DIR " "
+#define TR_TIMEOUT 120
+/* Debian 12's torchrun (torch 1.13 on Python 3.11) fails at start with
+ * "'NoneType' object has no attribute 'get'" for the default --redirects 0
+ * and --tee 0 (Std.from_str finds no zero flag on 3.11; fixed in torch 2).
+ * A mapping for local rank 9, which these runs do not have, is the same
+ * default and parses. --monitor_interval 1: a failed worker is seen within
+ * 1 s, not 5. torch 1.13 spells the options with underscores (2.x takes
+ * both). */
+#define TORCHRUN "torchrun --redirects 9:0 --tee 9:0 --monitor_interval 1 "
+
+int gshmemi_rmtree(const char *path);
+
+static void skip_if_sanitized(void)
+{
+#ifdef GSHMEM_SANITIZED
+    cr_skip_test("sanitizer build: python3 cannot load an ASan libgshmem (the ASan runtime "
+                 "must come first)");
+#endif
+}
+
+/* Skips without torchrun, or when its interpreter (the one that runs the
+ * workers) lacks NumPy. */
+static void require_torchrun(void)
+{
+    skip_if_sanitized();
+    test_require_cmd("sh -c 't=$(command -v torchrun) || { echo \"SKIP: no "
+                            "torchrun on PATH (Debian: python3-torch)\"; exit 77; }; py=$(sed "
+                            "-n \"1s/^#!//p\" \"$t\"); ${py:-python3} -c \"import numpy\" || "
+                            "{ echo \"SKIP: the python of torchrun ($py) lacks NumPy\"; "
+                            "exit 77; }'", 60, "");
+}
+
+/* A python3 importing NumPy (PATH, then /usr/bin), or a skip. */
+static const char *python_with_numpy(void)
+{
+    skip_if_sanitized();
+    static const char *const cands[] = {"python3", "/usr/bin/python3"};
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "%s -c 'import numpy'", cands[i]);
+        test_run_t r = test_run(NULL, cmd, 60);
+        int ok = r.status == 0;
+        test_run_free(&r);
+        if (ok)
+            return cands[i];
+    }
+    cr_skip_test("no python3 (PATH, /usr/bin) imports numpy (python3-numpy)");
+    return NULL;
+}
+
+/* A TCP port on 127.0.0.1 that was free a moment ago. */
+static int free_port(void)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+                  getsockname(fd, (struct sockaddr *)&a, &len) == 0,
+              "no free port on 127.0.0.1");
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+/* A fresh folder for XDG_RUNTIME_DIR (where the job's directory goes). */
+static char *new_runtime_dir(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/gshmem-torchrun-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
+    return dir;
+}
+
+/* The job's directory is gone: dir is empty again. */
+static void expect_empty(const char *dir, const test_run_t *r)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "ls -A %s", dir);
+    test_run_t ls = test_run(NULL, cmd, 30);
+    cr_assert(ls.status == 0 && ls.output[0] == '\0', "left in %s: %s\nrun:\n%s", dir,
+              ls.output, test_tail(r));
+    test_run_free(&ls);
+}
+
+/* torchrun (rdzv: its rendezvous options) with n ranks of
+ * tests/python/<prog>.py args on host heaps, XDG_RUNTIME_DIR=xdg. */
+static test_run_t torchrun(const char *rdzv, int n, const char *xdg, const char *prog,
+                           const char *args)
+{
+    char cmd[1024], env[192];
+    snprintf(cmd, sizeof cmd, PY_ENV TORCHRUN "%s --nproc_per_node %d %s/%s.py %s", rdzv, n,
+             PY_DIR, prog, args);
+    snprintf(env, sizeof env, "GSHMEM_HEAP=host XDG_RUNTIME_DIR=%s", xdg);
+    return test_run(env, cmd, TR_TIMEOUT);
+}
+
+/* Status 0, "<prog>: OK", the job's directory gone. */
+static void expect_ok(test_run_t *r, const char *prog, int n, const char *xdg)
+{
+    char want[64];
+    snprintf(want, sizeof want, "%s: OK", prog);
+    cr_assert_eq(r->status, 0, "%s at %d ranks: status %d:\n%s", prog, n, r->status,
+                 test_tail(r));
+    cr_assert(strstr(r->output, want), "%s at %d ranks: no '%s':\n%s", prog, n, want,
+              test_tail(r));
+    cr_assert_null(strstr(r->output, "gshmemrun:"), "the server complained:\n%s", test_tail(r));
+    expect_empty(xdg, r);
+    test_run_free(r);
+    gshmemi_rmtree(xdg);
+}
+
+/* The command line of the issue: --standalone, 2 ranks. */
+Test(torchrun, standalone_basic_n2, .timeout = TR_TIMEOUT + 30)
+{
+    require_torchrun();
+    char *xdg = new_runtime_dir();
+    test_run_t r = torchrun("--standalone", 2, xdg, "pe_py_basic", "");
+    expect_ok(&r, "pe_py_basic", 2, xdg);
+}
+
+/* Parameters hold no pointers: Criterion runs each in a fresh process. */
+typedef struct tr_case {
+    int n;
+    int prog;   /* index in tr_progs */
+    int c10d;   /* 1: c10d rendezvous, 0: static (TORCHELASTIC_RUN_ID=none) */
+} tr_case_t;
+
+static const char *const tr_progs[] = {"pe_py_basic", "pe_py_torchrun"};
+
+ParameterizedTestParameters(torchrun, ok)
+{
+    static tr_case_t cases[] = {{4, 0, 0}, {2, 1, 1}, {4, 1, 0}};
+    return cr_make_param_array(tr_case_t, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The static rendezvous (the default without --standalone) gives every job
+ * TORCHELASTIC_RUN_ID=none: the job's directory differs by MASTER_PORT. */
+ParameterizedTest(tr_case_t *c, torchrun, ok, .timeout = TR_TIMEOUT + 30)
+{
+    require_torchrun();
+    char *xdg = new_runtime_dir(), rdzv[192];
+    int port = free_port();
+    if (c->c10d)
+        snprintf(rdzv, sizeof rdzv, "--nnodes 1 --rdzv_backend c10d --rdzv_endpoint "
+                 "127.0.0.1:%d --rdzv_id gshmem-test-%d", port, (int)getpid());
+    else
+        snprintf(rdzv, sizeof rdzv, "--nnodes 1 --master_addr 127.0.0.1 --master_port %d",
+                 port);
+    test_run_t r = torchrun(rdzv, c->n, xdg, tr_progs[c->prog], "");
+    expect_ok(&r, tr_progs[c->prog], c->n, xdg);
+}
+
+/* RANK 1 exits 3: a nonzero status, RANK 1 and the cause named, in well
+ * under the limit, the job's directory removed. die: the others wait in a
+ * bootstrap barrier, which gshmemrun --serve fails; hang: they wait for a
+ * signal of their own, and torchrun ends them. */
+static void check_failing_rank(const char *mode, const char *also)
+{
+    require_torchrun();
+    char *xdg = new_runtime_dir(), rdzv[192];
+    snprintf(rdzv, sizeof rdzv, "--nnodes 1 --master_addr 127.0.0.1 --master_port %d",
+             free_port());
+    test_run_t r = torchrun(rdzv, 3, xdg, "pe_py_torchrun", mode);
+    cr_assert_neq(r.status, 0, "%s: status 0:\n%s", mode, test_tail(&r));
+    cr_assert(strstr(r.output, "pe_py_torchrun: RANK 1 exits with status 3") &&
+                  strstr(r.output, "gshmemrun: PE 1 (pid ") &&
+                  strstr(r.output, "closed its bootstrap connection without gshmem_finalize"),
+              "%s:\n%s", mode, test_tail(&r));
+    cr_assert(strstr(r.output, "ChildFailedError") && strstr(r.output, also), "%s: no '%s':\n%s",
+              mode, also, test_tail(&r));
+    cr_assert_lt(r.seconds, 40.0, "%s: took %.1f s", mode, r.seconds);
+    expect_empty(xdg, &r);
+    test_run_free(&r);
+    gshmemi_rmtree(xdg);
+}
+
+Test(torchrun, failing_rank_others_in_bootstrap, .timeout = TR_TIMEOUT + 30)
+{
+    check_failing_rank("die", "gshmemrun ended the exchange: PE 1 (pid ");
+}
+
+Test(torchrun, failing_rank_others_waiting_elsewhere, .timeout = TR_TIMEOUT + 30)
+{
+    check_failing_rank("hang", "exitcode  : 3");
+}
+
+/* ---- torchrun's variables set by hand (no torchrun needed) -------------- */
+
+/* pe_py_torchrun init under vars (torchrun's), with XDG_RUNTIME_DIR=xdg. */
+static test_run_t by_hand(const char *vars, const char *xdg, const char *launcher)
+{
+    char cmd[1024], env[512];
+    snprintf(cmd, sizeof cmd, PY_ENV "%s%s " PY_DIR "/pe_py_torchrun.py init", launcher,
+             python_with_numpy());
+    snprintf(env, sizeof env, "TORCHELASTIC_RUN_ID=by-hand-%d MASTER_PORT=1 "
+             "XDG_RUNTIME_DIR=%s %s", (int)getpid(), xdg, vars);
+    return test_run(env, cmd, 60);
+}
+
+/* One rank: LOCAL_RANK 0 starts the server; two init cycles; the server
+ * goes with the process and removes its directory. */
+Test(torchrun, one_rank_by_hand)
+{
+    char *xdg = new_runtime_dir();
+    test_run_t r = by_hand("RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1", xdg, "");
+    cr_assert_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, "pe_py_torchrun: PE 0 of 1\n"), 2, "%s", test_tail(&r));
+    expect_empty(xdg, &r);
+    test_run_free(&r);
+    gshmemi_rmtree(xdg);
+}
+
+static void expect_refusal(const char *vars, const char *w1, const char *w2, const char *w3)
+{
+    char *xdg = new_runtime_dir();
+    test_run_t r = by_hand(vars, xdg, "");
+    cr_assert_eq(r.status, 5, "%s: status %d:\n%s", vars, r.status, test_tail(&r));
+    cr_assert(strstr(r.output, "GshmemError: gshmem.init: torchrun RANK ") &&
+                  strstr(r.output, w1) && strstr(r.output, w2) && strstr(r.output, w3),
+              "%s: expected '%s', '%s', '%s':\n%s", vars, w1, w2, w3, test_tail(&r));
+    cr_assert_lt(r.seconds, 20.0, "took %.1f s", r.seconds);
+    expect_empty(xdg, &r);
+    test_run_free(&r);
+    gshmemi_rmtree(xdg);
+}
+
+Test(torchrun, several_nodes_refused)
+{
+    expect_refusal("RANK=2 WORLD_SIZE=4 LOCAL_RANK=0 LOCAL_WORLD_SIZE=2",
+                   "multi-node torchrun is not supported by gshmem's bootstrap",
+                   "WORLD_SIZE=4 over LOCAL_WORLD_SIZE=2", "mpirun / srun");
+}
+
+Test(torchrun, no_gshmemrun_refused)
+{
+    expect_refusal("GSHMEMRUN=/nonexistent/gshmemrun RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 "
+                   "LOCAL_WORLD_SIZE=1", "cannot find the gshmemrun program",
+                   "/nonexistent/gshmemrun", "Set GSHMEMRUN");
+}
+
+/* LOCAL_RANK 0 never starts the server: RANK 1 gives up after
+ * GSHMEM_TIMEOUT, naming the socket it waited for. */
+Test(torchrun, waiting_rank_times_out_naming_the_socket)
+{
+    expect_refusal("GSHMEM_TIMEOUT=1 RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2",
+                   "waited 1 s (GSHMEM_TIMEOUT) for /tmp/gshmem-torchrun-test-",
+                   "/rdv.sock", "LOCAL_RANK 0");
+}
+
+/* Under gshmemrun, torchrun's variables (here impossible ones) are not
+ * looked at. */
+Test(torchrun, gshmemrun_variables_win)
+{
+    char *xdg = new_runtime_dir();
+    test_run_t r = by_hand("RANK=5 WORLD_SIZE=7 LOCAL_RANK=3 LOCAL_WORLD_SIZE=3", xdg,
+                           "%B/tools/gshmemrun/gshmemrun -n 2 ");
+    cr_assert_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, " of 2"), 4, "%s", test_tail(&r));   /* lines may mix */
+    expect_empty(xdg, &r);
+    test_run_free(&r);
+    gshmemi_rmtree(xdg);
+}
