@@ -8,6 +8,13 @@
  *   no_init | bad_pe | bad_addr | bad_cmp | bad_sig_op | host_heap
  *                  one misuse each; the run must end with the host API's
  *                  message naming the value (test_stream.c checks it).
+ *   legacy_self    (P2P off, 2 PEs) PE 0's legacy default stream waits for
+ *                  a signal PE 1 sends over the queue path while PE 0's
+ *                  host puts to and gets from its own heap: those copies
+ *                  must neither wait for that stream nor hold back the
+ *                  CUDA calls that apply PE 1's signal (a synchronous copy
+ *                  on the legacy stream did both: a hang); prints
+ *                  "pe_stream_c legacy_self: OK (PE n)".
  *   queue_src      (P2P off: the peer on the queue path) a 64-byte put
  *                  from cudaMalloc'd memory, which travels in its entry
  *                  (delivered: checked), then a 65-byte one, which must
@@ -16,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
 
 #include "gshmemx.h"
@@ -32,6 +40,43 @@
 static unsigned char pat(int pe, int i)
 {
     return (unsigned char)(pe * 53 + i * 7 + (i >> 9));
+}
+
+static int legacy_self(void)
+{
+    int me = gshmem_my_pe();
+    uint64_t *sig = gshmem_calloc(1, sizeof(uint64_t));
+    unsigned char *mine = gshmem_calloc(1, 64), *from1 = gshmem_calloc(1, 64);
+    unsigned char want[64], got[64];
+    PE_CHECK(sig != NULL && mine != NULL && from1 != NULL, "gshmem_calloc failed");
+    for (int i = 0; i < 64; i++)
+        want[i] = pat(me, i);
+    gshmem_barrier_all();
+    if (me == 0) {
+        gshmemx_signal_wait_until_on_stream(sig, GSHMEM_CMP_GE, 1, 0);   /* legacy stream */
+        gshmem_putmem(mine, want, 64, 0);   /* self, while that stream waits */
+        gshmem_getmem(got, mine, 64, 0);
+        for (int i = 0; i < 64; i++)
+            PE_CHECK(got[i] == want[i], "self put/get: byte %d is %u, want %u", i, got[i],
+                     want[i]);
+        CU(cudaStreamSynchronize(0));       /* PE 1's signal came */
+        gshmem_getmem(got, from1, 64, 0);
+        for (int i = 0; i < 64; i++)
+            PE_CHECK(got[i] == pat(1, i), "from PE 1: byte %d is %u, want %u", i, got[i],
+                     pat(1, i));
+    } else if (me == 1) {
+        usleep(300000);   /* PE 0 is in its self copies by now */
+        gshmem_putmem_signal(from1, want, 64, sig, 1, GSHMEM_SIGNAL_SET, 0);
+        gshmem_quiet();
+    }
+    gshmem_barrier_all();
+    gshmem_free(from1);
+    gshmem_free(mine);
+    gshmem_free(sig);
+    printf("pe_stream_c legacy_self: OK (PE %d)\n", me);
+    fflush(stdout);
+    gshmem_finalize();
+    return 0;
 }
 
 static int misuse(const char *mode, cudaStream_t st)
@@ -95,6 +140,8 @@ int main(int argc, char **argv)
     }
     cudaStream_t st;
     CU(cudaStreamCreate(&st));
+    if (argc > 1 && strcmp(argv[1], "legacy_self") == 0)
+        return legacy_self();
     if (argc > 1)
         return misuse(argv[1], st);
 

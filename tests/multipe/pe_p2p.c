@@ -144,7 +144,7 @@ static void check_ptr(pe_ctx_t *c)
     CHECK(bases != NULL && dev_bases != NULL, "peer tables %p %p", (void *)bases,
           (void *)dev_bases);
     CHECK(bases[my_pe] == c->heap.base, "own base %p, heap at %p", bases[my_pe], c->heap.base);
-    rc = gshmemi_heap_copy(&c->heap, copy, dev_bases, sizeof(void *) * (size_t)c->n);
+    rc = gshmemi_heap_copy_nb(&c->heap, copy, dev_bases, sizeof(void *) * (size_t)c->n);
     CHECK(rc == 0, "copy of the device table: %s", gshmem_strerror(rc));
     for (int t = 0; t < c->n; t++) {
         unsigned char *p = c->ops->ptr(&c->tp, t, 0);

@@ -153,6 +153,22 @@ Test(gpu_stream, err_bad_sig_op)
     stream_misuse("bad_sig_op", STREAM_ENV, "gshmemx_putmem_signal_on_stream: invalid sig_op 7",
                   NULL);
 }
+/* P2P off: PE 0's host puts to and gets from its own heap while its legacy
+ * default stream waits for PE 1's signal over the queue path (the self
+ * copies were synchronous copies on the legacy stream: they waited for that
+ * stream and held back the engine's copies, a hang) */
+Test(gpu_stream, legacy_self_copies_queue_n2)
+{
+    test_require_gpu("pe_stream_c", "probe");
+    test_run_t r = test_run("GSHMEM_HEAP=cuda GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORTS=p2p,ofi "
+                            "GSHMEM_OFI_PROVIDER=shm",
+                            "%B/tools/gshmemrun/gshmemrun -n 2 --timeout 30 "
+                            "%B/tests/pe/pe_stream_c legacy_self", 45);
+    cr_assert(r.status == 0 && test_count_of(r.output, "pe_stream_c legacy_self: OK (PE ") == 2,
+              "status %d after %.1f s; output (end):\n%s", r.status, r.seconds, test_tail(&r));
+    test_run_free(&r);
+}
+
 /* P2P off: the 64-byte put from cudaMalloc'd memory is delivered (it travels
  * in its queue entry), the 65-byte one is refused with the source named */
 Test(gpu_stream, err_queue_source)

@@ -72,13 +72,13 @@ Test(heap, copy_and_memset_host)
     for (int i = 0; i < 64; i++)
         src[i] = (char)i;
     char *dst = (char *)h.base + 100;
-    cr_assert_eq(gshmemi_heap_copy(&h, dst, src, sizeof(src)), 0);
+    cr_assert_eq(gshmemi_heap_copy_nb(&h, dst, src, sizeof(src)), 0);
     cr_assert_arr_eq(dst, src, sizeof(src));
     cr_assert_eq(gshmemi_heap_memset(&h, dst + 8, 0x5a, 16), 0);
-    cr_assert_eq(gshmemi_heap_copy(&h, back, dst, sizeof(back)), 0);
+    cr_assert_eq(gshmemi_heap_copy_nb(&h, back, dst, sizeof(back)), 0);
     for (int i = 0; i < 64; i++)
         cr_assert_eq(back[i], (i >= 8 && i < 24) ? 0x5a : i, "byte %d", i);
-    cr_assert_eq(gshmemi_heap_copy(&h, back, dst, 0), 0);
+    cr_assert_eq(gshmemi_heap_copy_nb(&h, back, dst, 0), 0);
     gshmemi_heap_destroy(&h);
 }
 

@@ -205,7 +205,7 @@ void *gshmem_realloc(void *ptr, size_t size)
     if (p == NULL || ptr == NULL)
         return p;   /* full: ptr kept on every PE */
     size_t n = old_size < size ? old_size : size;
-    int rc = gshmemi_heap_copy(&g->heap, p, ptr, n);
+    int rc = gshmemi_heap_copy_nb(&g->heap, p, ptr, n);
     if (rc != 0)
         gshmemi_fatal(call, "copying %zu bytes from %p to %p failed: %s", n, ptr, p,
                       gshmem_strerror(rc));

@@ -34,7 +34,7 @@ static void gshmemi_rma_self(const char *call, void *dest, const void *src, size
         memmove(dest, src, n);
         return;
     }
-    int rc = gshmemi_heap_copy(&g->heap, dest, src, n);
+    int rc = gshmemi_heap_copy_nb(&g->heap, dest, src, n);
     if (rc != 0)
         gshmemi_fatal(call, "copy of %zu bytes %s the local heap at %p failed: %s", n, dir,
                       heap_addr, gshmem_strerror(rc));

@@ -212,19 +212,6 @@ int gshmemi_heap_is_device_ptr(const gshmemi_heap_t *h, const void *p)
     return 0;
 }
 
-int gshmemi_heap_copy(const gshmemi_heap_t *h, void *dst, const void *src, size_t n)
-{
-    if (n == 0)
-        return GSHMEM_SUCCESS;
-#ifdef GSHMEM_HAVE_CUDA
-    if (h->kind == GSHMEMI_HEAP_CUDA)
-        return gshmemi_heap_cuda_copy(dst, src, n);
-#endif
-    (void)h;
-    memmove(dst, src, n);
-    return GSHMEM_SUCCESS;
-}
-
 int gshmemi_heap_copy_nb(const gshmemi_heap_t *h, void *dst, const void *src, size_t n)
 {
     if (n == 0)

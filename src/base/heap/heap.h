@@ -141,18 +141,19 @@ static inline int gshmemi_heap_offset(const gshmemi_heap_t *h, const void *p, si
  * which never ask CUDA. */
 int gshmemi_heap_is_device_ptr(const gshmemi_heap_t *h, const void *p);
 
-/* Copy between the heap (local PE) and host memory, whatever the kind;
- * memset likewise. Used by the host API for self-access on CUDA heaps. */
-int gshmemi_heap_copy(const gshmemi_heap_t *h, void *dst, const void *src, size_t n);
+/* memset of heap memory (local PE), whatever the kind. */
 int gshmemi_heap_memset(const gshmemi_heap_t *h, void *dst, int c, size_t n);
 
-/* The same copy without waiting for the user's kernels: on a CUDA heap a
- * cudaMemcpyAsync on the heap's private non-blocking stream (on the heap's
- * device, whatever the calling thread's current device), waited for before
- * returning; a host heap memmoves. For host calls that poll or stage heap
- * memory while kernels may run (point synchronization, team barriers,
- * reductions): a copy on the legacy default stream would wait for a kernel
- * that may itself wait for this PE. Thread safe. */
+/* Copy between the heap (local PE) and host memory without waiting for the
+ * user's kernels: on a CUDA heap a cudaMemcpyAsync on the heap's private
+ * non-blocking stream (on the heap's device, whatever the calling thread's
+ * current device), waited for before returning; a host heap memmoves. For
+ * every host call that touches heap memory here (self RMA, realloc, point
+ * synchronization, team barriers, reductions): a copy on the legacy
+ * default stream would wait for a kernel that may itself wait for this PE,
+ * and while it waits CUDA holds back the engine's copies that bring what
+ * that kernel waits for (docs/DESIGN.md, "The legacy default stream").
+ * Thread safe. */
 int gshmemi_heap_copy_nb(const gshmemi_heap_t *h, void *dst, const void *src, size_t n);
 
 /* Local registrations (gshmem_register): non-collective, may overlap no

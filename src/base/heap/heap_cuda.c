@@ -132,20 +132,6 @@ void gshmemi_heap_cuda_destroy(gshmemi_heap_t *h)
     h->cuda_device = -1;
 }
 
-int gshmemi_heap_cuda_copy(void *dst, const void *src, size_t n)
-{
-    cudaError_t e = cudaMemcpy(dst, src, n, cudaMemcpyDefault);
-
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(0);
-    if (e != cudaSuccess) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_HEAP, "cudaMemcpy of %zu bytes %p -> %p failed: %s", n, src,
-                      dst, cudaGetErrorString(e));
-        return GSHMEM_ERR_INTERNAL;
-    }
-    return GSHMEM_SUCCESS;
-}
-
 /* A copy on the heap's non-blocking stream (see heap.h), issued with the
  * heap's device current: a user thread may have another device current,
  * or none set. */

@@ -15,7 +15,6 @@ void gshmemi_heap_host_destroy(gshmemi_heap_t *h);
  * and h->cuda_stream. */
 int gshmemi_heap_cuda_create(gshmemi_heap_t *h, size_t size);
 void gshmemi_heap_cuda_destroy(gshmemi_heap_t *h);
-int gshmemi_heap_cuda_copy(void *dst, const void *src, size_t n);
 int gshmemi_heap_cuda_copy_nb(const gshmemi_heap_t *h, void *dst, const void *src, size_t n);
 int gshmemi_heap_cuda_memset(void *dst, int c, size_t n);
 int gshmemi_heap_cuda_is_device(const void *p);
