@@ -21,9 +21,9 @@ against torch_baseline.py's fp64 reference), then times both (median over
 The processes are gshmem's PEs (gshmemrun; torchrun on one node, whose
 RANK is the PE: gshmem.init starts gshmemrun --serve for them; or mpirun /
 srun with gshmem's mpi or pmix bootstrap). torch.distributed runs over the
-same processes: gshmem.torch.init_process_group() gives rank = PE and a
-rendezvous on 127.0.0.1 at a port PE 0 finds free and broadcasts through
-gshmem (MASTER_ADDR / MASTER_PORT are not used); gloo on CPU PEs (host
+same processes: gshmem.torch.init_process_group() gives rank = PE, under
+torchrun its own rendezvous (env://), else one on 127.0.0.1 at a port PE 0
+finds free and broadcasts through gshmem; gloo on CPU PEs (host
 heap), NCCL on GPUs (CUDA heap, one GPU per PE). On CPU PEs each PE gets
 cores / P threads, for torch's pooling and the op's alike. The symmetric
 heap is sized for the largest point unless GSHMEM_SYMMETRIC_SIZE is set.
