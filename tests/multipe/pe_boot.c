@@ -162,10 +162,13 @@ static int failure_mode(gshmemi_bootstrap_t *b, const char *mode)
     fprintf(stderr, "pe_boot: PE %d: barrier returned %d (%s)\n", b->my_pe, rc,
             rc == GSHMEM_ERR_TIMEOUT ? "GSHMEM_ERR_TIMEOUT"
             : rc == GSHMEM_ERR_PEER_DEAD ? "GSHMEM_ERR_PEER_DEAD" : "other");
-    if (rc == GSHMEM_ERR_TIMEOUT)
-        return 42;
-    if (rc == GSHMEM_ERR_PEER_DEAD)
-        return 43;
+    if (rc == GSHMEM_ERR_TIMEOUT || rc == GSHMEM_ERR_PEER_DEAD) {
+        /* the failed exchange marked the connection broken: finalize closes
+         * and frees only (no leak for LeakSanitizer at exit: under
+         * gshmemrun --serve nobody kills this PE first) */
+        (void)b->ops->finalize(b);
+        return rc == GSHMEM_ERR_TIMEOUT ? 42 : 43;
+    }
     CHECK(0, "the barrier of mode %s returned %d", mode, rc);
     return 1;
 }
