@@ -247,8 +247,10 @@ class DlrmEmbeddingAllToAll(torch.nn.Module):
         """Waits on the host for the op's stream work when the stream is the
         legacy default stream and some peer is on the queue path (see the
         module's docstring)."""
+        if not self._queue:   # every forward passes here: nothing more for P2P peers
+            return
         from . import torch as gt
-        if self._queue and gt.on_legacy_stream(stream):
+        if gt.on_legacy_stream(stream):
             torch.cuda.current_stream(self.out.device).synchronize()
 
     def forward(self, offsets, indices):
