@@ -312,7 +312,7 @@ static void on_signal(int sig)
     errno = saved;
 }
 
-static void setup_signals(void)
+int lr_signals_setup(void)
 {
     if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         perror("gshmemrun: pipe");
@@ -325,18 +325,41 @@ static void setup_signals(void)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    return sig_pipe[0];
 }
 
-static void on_timeout(lr_job_t *job, double limit)
+void lr_signals_check(lr_job_t *job)
+{
+    char tmp[64];
+    while (read(sig_pipe[0], tmp, sizeof tmp) > 0) {
+    }
+    if (got_term_sig && !job->failing)
+        lr_job_fail(job, 128 + got_term_sig, "received signal %d (%s); ending the job",
+                    (int)got_term_sig, strsignal(got_term_sig));
+}
+
+const char *lr_pe_list(const lr_job_t *job, int (*pick)(const lr_pe_t *), char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int p = 0; p < job->n && used < cap; p++)
+        if (pick(&job->pes[p]))
+            used += (size_t)snprintf(buf + used, cap - used, " %d", p);
+    return buf;
+}
+
+void lr_job_timeout(lr_job_t *job, double limit, const char *what,
+                    int (*pick)(const lr_pe_t *))
 {
     char list[512];
-    size_t used = 0;
-    list[0] = '\0';
-    for (int p = 0; p < job->n && used < sizeof list; p++)
-        if (job->pes[p].running)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", used ? " " : "", p);
-    lr_job_fail(job, 124, "timeout after %g s; PEs still running: %s", limit, list);
+    lr_job_fail(job, 124, "timeout after %g s; PEs %s:%s", limit, what,
+                lr_pe_list(job, pick, list, sizeof list));
     job->rc = 124;
+}
+
+static int pe_running(const lr_pe_t *pe)
+{
+    return pe->running;
 }
 
 /* The poll loop: returns when every PE has exited and its output is in. */
@@ -356,23 +379,15 @@ static void run_loop(lr_job_t *job, double deadline, double limit)
         pfds[0] = (struct pollfd){.fd = sig_pipe[0], .events = POLLIN};
         int n_rdv = lr_rdv_pollfds(job, pfds + 1, max - 1);
         int n_fwd = lr_fwd_pollfds(job, pfds + 1 + n_rdv, max - 1 - n_rdv);
-        int pr = poll(pfds, (nfds_t)(1 + n_rdv + n_fwd), 100);
-        if (pr > 0 && (pfds[0].revents & POLLIN)) {
-            char tmp[64];
-            while (read(sig_pipe[0], tmp, sizeof tmp) > 0) {
-            }
-        }
-        if (pr > 0) {
+        if (poll(pfds, (nfds_t)(1 + n_rdv + n_fwd), 100) > 0) {
             lr_rdv_handle(job, pfds + 1, n_rdv);
             lr_fwd_handle(job, pfds + 1 + n_rdv, n_fwd);
         }
-        if (got_term_sig && !job->failing)
-            lr_job_fail(job, 128 + got_term_sig, "received signal %d (%s); ending the job",
-                        (int)got_term_sig, strsignal(got_term_sig));
+        lr_signals_check(job);
         lr_rdv_check(job);
         double now = lr_now();
         if (deadline > 0 && now >= deadline && !job->failing)
-            on_timeout(job, limit);
+            lr_job_timeout(job, limit, "still running", pe_running);
         if (job->kill_at > 0 && now >= job->kill_at) {
             kill_running(job, SIGKILL);
             job->kill_at = 0;
@@ -384,7 +399,7 @@ static void run_loop(lr_job_t *job, double deadline, double limit)
 /* The normal mode: start the PEs, serve them, return the job's status. */
 static int launch(lr_job_t *job, const lr_args_t *a)
 {
-    setup_signals();
+    (void)lr_signals_setup();
     if (make_dir(job) != 0)
         return 1;
     if (lr_rdv_open(job) != 0) {

@@ -72,6 +72,19 @@ void lr_rdv_check(lr_job_t *job);                /* lost PEs, stuck rounds */
 void lr_rdv_send_error_all(lr_job_t *job, const char *text);
 void lr_rdv_close(lr_job_t *job);
 
+/* gshmemrun.c, both modes: the self-pipe of the signals that end the job
+ * (SIGINT, SIGTERM, SIGHUP; SIGCHLD only wakes the loop): setup returns
+ * its read end to poll; check, after each poll, drains it and ends the job
+ * on such a signal (status 128 + signal). */
+int lr_signals_setup(void);
+void lr_signals_check(lr_job_t *job);
+/* " 0 2 5": the PEs for which pick(pe) holds, into buf (cap bytes). */
+const char *lr_pe_list(const lr_job_t *job, int (*pick)(const lr_pe_t *), char *buf, size_t cap);
+/* Ends the job at its --timeout: status 124, "timeout after S s; PEs
+ * <what>: <the PEs pick holds for>". */
+void lr_job_timeout(lr_job_t *job, double limit, const char *what,
+                    int (*pick)(const lr_pe_t *));
+
 /* serve.c (--serve): creates dir (0700; a stale one of ours is replaced),
  * serves job->n PEs there until they finished, one failed or the parent
  * process exited (keep: a finished job waits for the parent, so that a PE

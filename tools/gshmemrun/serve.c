@@ -33,7 +33,6 @@
 #include "launcher.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,23 +43,6 @@
 
 #define LR_SERVE_GRACE_S 2.0   /* for the last BYEs after the parent exited */
 #define LR_SERVE_FLUSH_S 1.0   /* for the ERRORs to go out once failing */
-
-static volatile sig_atomic_t serve_sig;
-
-static void on_serve_signal(int sig)
-{
-    serve_sig = sig;   /* poll returns EINTR, or sees it within 0.1 s */
-}
-
-static void serve_signals(void)
-{
-    struct sigaction sa = {.sa_handler = on_serve_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
 
 /* 1 when a server accepts connections on sock. */
 static int sock_is_live(const char *sock)
@@ -133,18 +115,6 @@ static int serve_make_dir(lr_job_t *job, const char *dir)
     return 0;
 }
 
-/* " 0 2 5": the PEs for which pick(pe) holds, into buf. */
-static const char *pe_list(const lr_job_t *job, int (*pick)(const lr_pe_t *), char *buf,
-                           size_t cap)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int p = 0; p < job->n && used < cap; p++)
-        if (pick(&job->pes[p]))
-            used += (size_t)snprintf(buf + used, cap - used, " %d", p);
-    return buf;
-}
-
 static int pe_connected(const lr_pe_t *pe)
 {
     return pe->in_session || pe->conn >= 0;
@@ -175,46 +145,37 @@ static int serve_over(lr_job_t *job, int keep, pid_t parent, double *gone_at_p,
             *failed_at_p = now;
         return !conns_open(job) || now - *failed_at_p > LR_SERVE_FLUSH_S;
     }
-    int finished = pe_list(job, pe_unfinished, list, sizeof list)[0] == '\0';
+    int finished = lr_pe_list(job, pe_unfinished, list, sizeof list)[0] == '\0';
     if (*gone_at_p == 0 && getppid() != parent)
         *gone_at_p = now;
     if (finished && (!keep || *gone_at_p > 0))
         return 1;
     if (*gone_at_p == 0)
         return 0;
-    if (pe_list(job, pe_connected, list, sizeof list)[0] == '\0')
+    if (lr_pe_list(job, pe_connected, list, sizeof list)[0] == '\0')
         lr_job_fail(job, 1, "the process that started gshmemrun --serve (pid %d) exited "
                     "before every PE finished (PEs not finished:%s)", (int)parent,
-                    pe_list(job, pe_unfinished, list, sizeof list));
+                    lr_pe_list(job, pe_unfinished, list, sizeof list));
     else if (now - *gone_at_p > LR_SERVE_GRACE_S)
         lr_job_fail(job, 1, "the process that started gshmemrun --serve (pid %d) exited "
                     "(PEs still connected %g s later:%s)", (int)parent, LR_SERVE_GRACE_S, list);
     return 0;
 }
 
-static void on_serve_timeout(lr_job_t *job, double limit)
+static void serve_loop(lr_job_t *job, double timeout, int keep, pid_t parent, int sig_fd)
 {
-    char list[512];
-    lr_job_fail(job, 124, "timeout after %g s; PEs not finished:%s", limit,
-                pe_list(job, pe_unfinished, list, sizeof list));
-    job->rc = 124;
-}
-
-static void serve_loop(lr_job_t *job, double timeout, int keep, pid_t parent)
-{
-    int max = 1 + job->n_conns;
+    int max = 2 + job->n_conns;   /* the signal pipe, the listening socket, the connections */
     struct pollfd *pfds = calloc((size_t)max, sizeof *pfds);
     double deadline = timeout > 0 ? lr_now() + timeout : 0, gone_at = 0, failed_at = 0;
     while (!serve_over(job, keep, parent, &gone_at, &failed_at)) {
-        int n = lr_rdv_pollfds(job, pfds, max);
-        if (poll(pfds, (nfds_t)n, 100) > 0)
-            lr_rdv_handle(job, pfds, n);
-        if (serve_sig && !job->failing)
-            lr_job_fail(job, 128 + serve_sig, "received signal %d (%s); ending the job",
-                        (int)serve_sig, strsignal(serve_sig));
+        pfds[0] = (struct pollfd){.fd = sig_fd, .events = POLLIN};
+        int n = lr_rdv_pollfds(job, pfds + 1, max - 1);
+        if (poll(pfds, (nfds_t)(1 + n), 100) > 0)
+            lr_rdv_handle(job, pfds + 1, n);
+        lr_signals_check(job);
         lr_rdv_check(job);
         if (deadline > 0 && lr_now() >= deadline && !job->failing)
-            on_serve_timeout(job, timeout);
+            lr_job_timeout(job, timeout, "not finished", pe_unfinished);
     }
     free(pfds);
 }
@@ -222,14 +183,14 @@ static void serve_loop(lr_job_t *job, double timeout, int keep, pid_t parent)
 int lr_serve(lr_job_t *job, const char *dir, double timeout, int keep)
 {
     pid_t parent = getppid();
-    serve_signals();
+    int sig_fd = lr_signals_setup();
     if (serve_make_dir(job, dir) != 0)
         return 1;
     if (lr_rdv_open(job) != 0) {
         gshmemi_rmtree(job->dir);
         return 1;
     }
-    serve_loop(job, timeout, keep, parent);
+    serve_loop(job, timeout, keep, parent, sig_fd);
     lr_rdv_close(job);
     if (gshmemi_rmtree(job->dir) != 0)
         fprintf(stderr, "gshmemrun: cannot remove %s: %s\n", job->dir, strerror(errno));
