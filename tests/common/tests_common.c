@@ -291,6 +291,34 @@ void test_require_built(const char *rel)
                      path);
 }
 
+void test_skip_if_sanitized(void)
+{
+#ifdef GSHMEM_SANITIZED
+    cr_skip_test("sanitizer build: python3 cannot load an ASan libgshmem (the ASan runtime "
+                 "must come first); the C code under the Python package runs under ASan in "
+                 "the C tests");
+#endif
+}
+
+const char *test_python_with(const char *mods)
+{
+    static const char *const cands[] = {"python3", "/usr/bin/python3"};
+    char cmd[256];
+
+    test_skip_if_sanitized();
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+        snprintf(cmd, sizeof cmd, "%s -c 'import %s'", cands[i], mods);
+        test_run_t r = test_run(NULL, cmd, 120);
+        int ok = r.status == 0;
+        test_run_free(&r);
+        if (ok)
+            return cands[i];
+    }
+    cr_skip_test("no python3 (PATH, /usr/bin) imports %s: install python3-numpy and "
+                 "python3-torch (scripts/install-deps.sh)", mods);
+    return NULL;
+}
+
 void test_require_cmd(const char *cmd, int timeout_s, const char *skip_prefix)
 {
     test_run_t r = test_run(NULL, cmd, timeout_s);

@@ -98,6 +98,15 @@ int test_count_of(const char *hay, const char *needle);
  * with -DGSHMEM_ENABLE_CUDA=ON)", when <build>/<rel> was not built. */
 void test_require_built(const char *rel);
 
+/* Skips the calling test in a sanitizer build: python3 cannot load an
+ * ASan libgshmem (the ASan runtime must come first). */
+void test_skip_if_sanitized(void);
+
+/* The first python3 (PATH, then /usr/bin) that imports mods ("numpy",
+ * "numpy, torch"), or skips the calling test naming them; skips in a
+ * sanitizer build too. */
+const char *test_python_with(const char *mods);
+
 /* Runs cmd (test_run's form, %B the build folder) as a probe: status 77
  * skips the calling test with skip_prefix and the reason the command
  * printed after "SKIP: "; any other status but 0 fails it. */

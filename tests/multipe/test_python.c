@@ -24,34 +24,12 @@
 #define PY_ENV "env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=%%B/python:" PY_DIR " "
 #define PY_TIMEOUT 240
 
-/* An interpreter importing mods ("numpy", "numpy, torch"), or a skip. */
-static const char *python_with(const char *mods)
-{
-#ifdef GSHMEM_SANITIZED
-    cr_skip_test("sanitizer build: python3 cannot load an ASan libgshmem (the ASan runtime "
-                 "must come first); the C code under the op runs under ASan in dlrm::*");
-#endif
-    static const char *const cands[] = {"python3", "/usr/bin/python3"};
-    char cmd[256];
-    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
-        snprintf(cmd, sizeof cmd, "%s -c 'import %s'", cands[i], mods);
-        test_run_t r = test_run(NULL, cmd, 120);
-        int ok = r.status == 0;
-        test_run_free(&r);
-        if (ok)
-            return cands[i];
-    }
-    cr_skip_test("no python3 (PATH, /usr/bin) imports %s: install python3-numpy and "
-                 "python3-torch (scripts/install-deps.sh)", mods);
-    return NULL;
-}
-
 /* gshmemrun -n n <python> tests/python/<prog> args: status 0 and
  * "<prog>: OK" (PE 0's last line). */
 static void run_pe_py(const char *mods, const char *env, int n, const char *prog,
                       const char *args)
 {
-    const char *py = python_with(mods);
+    const char *py = test_python_with(mods);
     char cmd[1024], name[64];
     snprintf(cmd, sizeof cmd, PY_ENV "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %s "
              "%s/%s.py %s", n, PY_TIMEOUT - 20, py, PY_DIR, prog, args);
@@ -110,7 +88,7 @@ ParameterizedTest(py_n_t *p, python, dlrm_op_cpu, .timeout = PY_TIMEOUT)
  * reference), both times printed. */
 Test(python, torch_example_cpu, .timeout = PY_TIMEOUT)
 {
-    const char *py = python_with("numpy, torch");
+    const char *py = test_python_with("numpy, torch");
     char cmd[1024];
     snprintf(cmd, sizeof cmd, PY_ENV "%%B/tools/gshmemrun/gshmemrun -n 4 --timeout %d %s "
              GSHMEM_SOURCE_DIR "/apps/dlrm/torch_example.py --config tiny --check --iters 20 "
@@ -127,7 +105,7 @@ Test(python, torch_example_cpu, .timeout = PY_TIMEOUT)
 /* The package imports without NumPy and torch; what needs them says so. */
 Test(python, import_without_numpy_and_torch)
 {
-    const char *py = python_with("sys");
+    const char *py = test_python_with("sys");
     char cmd[512];
     snprintf(cmd, sizeof cmd, PY_ENV "%s -c \"import sys; sys.modules['numpy'] = None; "
              "sys.modules['torch'] = None\nimport gshmem\ntry:\n    gshmem.empty(4)\n"
@@ -145,7 +123,7 @@ Test(python, import_without_numpy_and_torch)
 Test(python, library_not_found)
 {
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "%s -c 'import gshmem'", python_with("sys"));
+    snprintf(cmd, sizeof cmd, "%s -c 'import gshmem'", test_python_with("sys"));
     test_run_t r = test_run("PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=" GSHMEM_SOURCE_DIR "/python "
                             "GSHMEM_LIB=/nonexistent LD_LIBRARY_PATH=", cmd, 60);
     cr_assert_neq(r.status, 0, "%s", test_tail(&r));
@@ -163,7 +141,7 @@ Test(python, library_not_found)
 static void require_gpus(int n)
 {
     test_require_built("tests/pe/pe_dev_rma");
-    const char *py = python_with("numpy, torch");
+    const char *py = test_python_with("numpy, torch");
     char cmd[512];
     snprintf(cmd, sizeof cmd, "%s -c \"import sys, torch\nk = torch.cuda.device_count() if "
              "torch.cuda.is_available() else 0\nprint('SKIP: torch', torch.__version__, 'sees', "

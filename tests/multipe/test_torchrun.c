@@ -42,42 +42,16 @@
 
 int gshmemi_rmtree(const char *path);
 
-static void skip_if_sanitized(void)
-{
-#ifdef GSHMEM_SANITIZED
-    cr_skip_test("sanitizer build: python3 cannot load an ASan libgshmem (the ASan runtime "
-                 "must come first)");
-#endif
-}
-
 /* Skips without torchrun, or when its interpreter (the one that runs the
  * workers) lacks NumPy. */
 static void require_torchrun(void)
 {
-    skip_if_sanitized();
+    test_skip_if_sanitized();
     test_require_cmd("sh -c 't=$(command -v torchrun) || { echo \"SKIP: no "
                             "torchrun on PATH (Debian: python3-torch)\"; exit 77; }; py=$(sed "
                             "-n \"1s/^#!//p\" \"$t\"); ${py:-python3} -c \"import numpy\" || "
                             "{ echo \"SKIP: the python of torchrun ($py) lacks NumPy\"; "
                             "exit 77; }'", 60, "");
-}
-
-/* A python3 importing NumPy (PATH, then /usr/bin), or a skip. */
-static const char *python_with_numpy(void)
-{
-    skip_if_sanitized();
-    static const char *const cands[] = {"python3", "/usr/bin/python3"};
-    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "%s -c 'import numpy'", cands[i]);
-        test_run_t r = test_run(NULL, cmd, 60);
-        int ok = r.status == 0;
-        test_run_free(&r);
-        if (ok)
-            return cands[i];
-    }
-    cr_skip_test("no python3 (PATH, /usr/bin) imports numpy (python3-numpy)");
-    return NULL;
 }
 
 /* A TCP port on 127.0.0.1 that was free a moment ago. */
@@ -222,7 +196,7 @@ static test_run_t by_hand(const char *vars, const char *xdg, const char *launche
 {
     char cmd[1024], env[512];
     snprintf(cmd, sizeof cmd, PY_ENV "%s%s " PY_DIR "/pe_py_torchrun.py init", launcher,
-             python_with_numpy());
+             test_python_with("numpy"));
     snprintf(env, sizeof env, "TORCHELASTIC_RUN_ID=by-hand-%d MASTER_PORT=1 "
              "XDG_RUNTIME_DIR=%s %s", (int)getpid(), xdg, vars);
     return test_run(env, cmd, 60);
