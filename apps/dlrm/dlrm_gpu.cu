@@ -86,8 +86,9 @@ typedef struct embed_args {
 
 /* The embedding-bag kernel: warp j pools bags j, j + n_warps, ... into
  * send[b][t * D] (b global: destination-major). */
-template <typename W, int LPR, int VPL, int U>
-__global__ void __launch_bounds__(DLRM_BLOCK, DLRM_MIN_BLOCKS(VPL)) dlrm_embed_kernel(embed_args_t a)
+template <typename W, int LPR, int VPL, int U, bool GEN>
+__global__ void __launch_bounds__(DLRM_BLOCK, DLRM_MIN_BLOCKS(VPL))
+    dlrm_embed_kernel(const __grid_constant__ embed_args_t a)
 {
     const int lane = threadIdx.x & 31;
     const int64_t nw = ((int64_t)gridDim.x * blockDim.x) >> 5, n = a.tn * a.B;
@@ -96,13 +97,13 @@ __global__ void __launch_bounds__(DLRM_BLOCK, DLRM_MIN_BLOCKS(VPL)) dlrm_embed_k
         dlrm_bag_decode(a.order, a.tn, a.B, j, &t, &b);
         const W *tab = reinterpret_cast<const W *>(a.w) + a.wrow[t] * a.D;
         const int64_t *o = a.off + t * (a.B + 1) + b;
-        dlrm_pool_row<W, LPR, VPL, U>(tab, a.D, a.idx, o[0], o[1], lane,
+        dlrm_pool_row<W, LPR, VPL, U, GEN>(tab, a.D, a.idx, o[0], o[1], lane,
                                       a.send + b * a.ld + t * a.D);
     }
 }
 
-template <typename W, int LPR, int VPL, int U> struct dlrm_embed_k {
-    static const void *fn() { return (const void *)dlrm_embed_kernel<W, LPR, VPL, U>; }
+template <typename W, int LPR, int VPL, int U, bool GEN> struct dlrm_embed_k {
+    static const void *fn() { return (const void *)dlrm_embed_kernel<W, LPR, VPL, U, GEN>; }
 };
 
 /* recv [P][B/P][tmax * D] -> out [B/P][T * D], quads. */

@@ -117,8 +117,12 @@ DLRM_PHD int64_t dlrm_n_items(const dlrm_part_t *p)
 /* Bytes of weights one work item should gather at most (auto item size):
  * an item is the unit a warp takes at once, so its time is the tail of the
  * kernel (warps that take the last items finish last); smaller items cost
- * one counter fetch and one completion count each. */
-#define DLRM_ITEM_BYTES (192.0 * 1024)
+ * one counter fetch and one completion count each. 64 KiB: the best of
+ * the sizes tried on one H200 (compute_only at P = 1, 2026-11-27): set G's
+ * one-bag items (64.5 KiB) 6 % faster than two-bag ones at B = 1024 and
+ * 2048, 2.7 % at 8192; W (16 KiB bags) 2 bags 2.8 % faster than 8; S
+ * (4 KiB bags) 8 bags 1.9 % faster than 16 (192 KiB before). */
+#define DLRM_ITEM_BYTES (64.0 * 1024)
 
 /* Largest divisor of rows that is <= c (c >= 1). */
 DLRM_PHD int dlrm_rows_divisor_le(int rows, int c)

@@ -8,9 +8,10 @@
  * steps are issued before they are added, to keep several rows in flight
  * per lane. The 32 indices of a chunk are read with one coalesced load and
  * handed out with shuffles. At the end, the row groups are summed with a
- * butterfly; lanes 0..LPR-1 store the row (16-byte stores). Dimensions
- * without a shape of their own run the generic one (LPR 32, VPL 1) over
- * column blocks of 128. */
+ * butterfly; lanes 0..LPR-1 store the row (16-byte stores). A shape of
+ * its own has D = 4 * LPR * VPL built in; dimensions without one run the
+ * generic shape (LPR 32, VPL 1, GEN: D at run time) over column blocks of
+ * 128. gshmem-dlrm-pool-probe (pool_probe.cu) times this pooling alone. */
 #ifndef DLRM_POOL_CUH
 #define DLRM_POOL_CUH
 
@@ -114,13 +115,17 @@ __device__ __forceinline__ void dlrm_pool_bag(const W *__restrict__ tab, int D, 
         }
 }
 
-/* Pools bag [beg, end) into dst[0..D) (16-byte aligned), all quads. */
-template <typename W, int LPR, int VPL, int U>
-__device__ __forceinline__ void dlrm_pool_row(const W *__restrict__ tab, int D,
+/* Pools bag [beg, end) into dst[0..D) (16-byte aligned), all quads. GEN:
+ * the generic shape (D given at run time, column blocks of LPR * VPL
+ * quads); otherwise D is the shape's own, 4 * LPR * VPL, a constant (the
+ * row stride and the single column block cost no registers: with D at run
+ * time the fused kernel spilled inside its bag loop). */
+template <typename W, int LPR, int VPL, int U, bool GEN>
+__device__ __forceinline__ void dlrm_pool_row(const W *__restrict__ tab, int D_run,
                                               const int64_t *__restrict__ idx, int64_t beg,
                                               int64_t end, int lane, float *dst)
 {
-    const int quads = D / 4;
+    const int D = GEN ? D_run : 4 * LPR * VPL, quads = D / 4;
     for (int q0 = 0; q0 < quads; q0 += LPR * VPL) {
         float4 acc[VPL];
         const int lim = quads - q0 < LPR * VPL ? quads - q0 : LPR * VPL;
@@ -136,26 +141,26 @@ __device__ __forceinline__ void dlrm_pool_row(const W *__restrict__ tab, int D,
 }
 
 /* The instance of a kernel template for the row shape of D and the weight
- * type: K<W, LPR, VPL, U>::fn() is the kernel, launched with
+ * type: K<W, LPR, VPL, U, GEN>::fn() is the kernel, launched with
  * cudaLaunchKernel. */
-template <template <typename, int, int, int> class K, typename W>
+template <template <typename, int, int, int, bool> class K, typename W>
 static const void *dlrm_pick_shape(int D)
 {
     switch (D / 4) {
-    case 1: return K<W, 1, 1, 4>::fn();
-    case 2: return K<W, 2, 1, 4>::fn();
-    case 4: return K<W, 4, 1, 4>::fn();
-    case 8: return K<W, 8, 1, 4>::fn();
-    case 16: return K<W, 16, 1, 4>::fn();
-    case 32: return K<W, 32, 1, 4>::fn();
-    case 64: return K<W, 32, 2, 4>::fn();
-    case 128: return K<W, 32, 4, 2>::fn();
-    case 256: return K<W, 32, 8, 1>::fn();
-    default: return K<W, 32, 1, 4>::fn();   /* generic: blocks of 32 quads */
+    case 1: return K<W, 1, 1, 4, false>::fn();
+    case 2: return K<W, 2, 1, 4, false>::fn();
+    case 4: return K<W, 4, 1, 4, false>::fn();
+    case 8: return K<W, 8, 1, 4, false>::fn();
+    case 16: return K<W, 16, 1, 4, false>::fn();
+    case 32: return K<W, 32, 1, 4, false>::fn();
+    case 64: return K<W, 32, 2, 4, false>::fn();
+    case 128: return K<W, 32, 4, 2, false>::fn();
+    case 256: return K<W, 32, 8, 1, false>::fn();
+    default: return K<W, 32, 1, 4, true>::fn();   /* generic: blocks of 32 quads */
     }
 }
 
-template <template <typename, int, int, int> class K>
+template <template <typename, int, int, int, bool> class K>
 static const void *dlrm_pick(int dtype, int D)
 {
     if (dtype == 1)

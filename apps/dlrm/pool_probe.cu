@@ -1,0 +1,350 @@
+/* pool_probe.cu: gshmem-dlrm-pool-probe. How fast one GPU pools set G's
+ * bags, the fused kernel's way (a persistent grid, warps taking work items
+ * of `crows` consecutive bags of one table from a counter, a fence and a
+ * completion count per item), with the pooling of dlrm_pool.cuh done
+ * these ways on the same inputs:
+ *   bag      bag by bag (dlrm_pool_row: offsets, indices, rows per bag)
+ *   bag+done bag, and each item counted in its slice of 32 samples as the
+ *            fused kernel counts it (the count's old value read back)
+ *   bag+next bag, and the next item's number fetched before this one is
+ *            pooled (hides the counter's round trip, but reserves work:
+ *            slower, the tail grows)
+ * and the baseline's embedding kernel shape (grid-stride over bags, no
+ * counter) as `stride`. No gshmem runtime, no communication: the kernel's
+ * rate at small batches, where the torch op trails its large-batch rate.
+ *
+ * Inputs drawn as gshmem-dlrm's generator draws them (bag lengths uniform
+ * in [1, lmax], indices uniform over the rows; fp32 weights), from a hash
+ * of the probe's own (the same distributions, not dlrm_gen.h's values).
+ * Every way's output is compared bit for bit with `bag`'s, and 64 bags of
+ * it with a double-precision sum on the host, before anything is timed.
+ *
+ *   gshmem-dlrm-pool-probe [-t tables (32)] [-r rows (100000)] [-d dim (256)]
+ *                          [-l lmax (128)] [-b batches (512,2048,8192)]
+ *                          [-c crows (1,2,4)] [-p P (1)] [-n iters (10)]
+ * -p: items in the fused kernel's order at P PEs (destination phases of
+ * B / P samples, table-major inside), on this one GPU.
+ * One CSV line per (batch, crows, way): median ms, gathered TB/s. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dlrm_pool.cuh"
+
+#define PROBE_CK(call)                                                                   \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess) {                                                         \
+            fprintf(stderr, "pool-probe: %s: %s\n", #call, cudaGetErrorString(e_));      \
+            exit(1);                                                                     \
+        }                                                                                \
+    } while (0)
+
+enum { WAY_BAG, WAY_BAG_DONE, WAY_BAG_NEXT, WAY_STRIDE, N_WAYS };
+static const char *way_name[N_WAYS] = {"bag", "bag+done", "bag+next", "stride"};
+
+typedef struct {
+    const float *w;
+    const int64_t *off, *idx;
+    float *out;
+    unsigned long long *next, *cnt;
+    int64_t T, R, B, ld;
+    int D, crows, P;
+} probe_args_t;
+
+static __host__ __device__ uint64_t probe_hash(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static __global__ void probe_fill_w(float *w, int64_t n)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        w[i] = (float)(probe_hash((uint64_t)i) >> 40) * (1.0f / 16777216.0f) - 0.5f;
+}
+
+static __global__ void probe_fill_idx(int64_t *idx, int64_t n, int64_t R, uint64_t seed)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        idx[i] = (int64_t)(probe_hash(seed ^ (uint64_t)i) % (uint64_t)R);
+}
+
+/* Items per phase and table: the batch is cut into P destinations' parts
+ * of B / P samples (the fused kernel's phases), each into items of crows. */
+static __host__ __device__ int64_t probe_k(const probe_args_t &a)
+{
+    return (a.B / a.P + a.crows - 1) / a.crows;
+}
+
+/* Item i, in the fused kernel's table order: phase (destination), table t,
+ * bags [b0, b0 + n) of that destination's part. */
+static __device__ __forceinline__ void probe_item(const probe_args_t &a, int64_t i, int way,
+                                                  int lane)
+{
+    const int64_t K = probe_k(a), Bp = a.B / a.P, ph = i / (a.T * K), rem = i % (a.T * K);
+    const int64_t t = rem / K, k = rem % K, b0 = ph * Bp + k * a.crows;
+    const int n = (int)(Bp - k * a.crows < a.crows ? Bp - k * a.crows : a.crows);
+    const float *tab = a.w + t * a.R * a.D;
+    const int64_t *o = a.off + t * (a.B + 1) + b0;
+    float *dst = a.out + b0 * a.ld + t * a.D;
+    (void)way;
+    for (int b = 0; b < n; b++)
+        dlrm_pool_row<float, 32, 2, 4, false>(tab, a.D, a.idx, o[b], o[b + 1], lane,
+                                              dst + b * a.ld);
+}
+
+template <int WAY>
+__global__ void __launch_bounds__(DLRM_BLOCK, DLRM_MIN_BLOCKS(2))
+    probe_kernel(const __grid_constant__ probe_args_t a)
+{
+    const int lane = threadIdx.x & 31;
+    if (WAY == WAY_STRIDE) {
+        const int64_t nw = ((int64_t)gridDim.x * blockDim.x) >> 5, n = a.T * a.B;
+        for (int64_t j = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; j < n; j += nw) {
+            const int64_t t = j / a.B, b = j % a.B;
+            const int64_t *o = a.off + t * (a.B + 1) + b;
+            dlrm_pool_row<float, 32, 2, 4, false>(a.w + t * a.R * a.D, a.D, a.idx, o[0], o[1], lane,
+                                           a.out + b * a.ld + t * a.D);
+        }
+        return;
+    }
+    const unsigned long long n_items = (unsigned long long)(a.P * a.T * probe_k(a));
+    unsigned long long i = 0;
+    if (lane == 0)
+        i = atomicAdd(a.next, 1ull);
+    i = __shfl_sync(DLRM_FULL, i, 0);
+    while (i < n_items) {
+        unsigned long long nx = 0;
+        if (WAY == WAY_BAG_NEXT && lane == 0)
+            nx = atomicAdd(a.next, 1ull);
+        probe_item(a, (int64_t)i, WAY, lane);
+        __syncwarp();
+        if (lane == 0) {
+            __threadfence();
+            if (WAY == WAY_BAG_DONE) {
+                const int64_t K = probe_k(a), Bp = a.B / a.P;
+                const int64_t ph = (int64_t)i / (a.T * K), k = (int64_t)i % (a.T * K) % K;
+                const int64_t g = ph * ((Bp + 31) / 32) + k * a.crows / 32;
+                if (atomicAdd(a.cnt + (g & 63), 1ull) == ~0ull)
+                    a.out[0] = 0.f;   /* never: keeps the read-back */
+            } else {
+                atomicAdd(a.cnt + (i & 63), 1ull);
+            }
+            if (WAY != WAY_BAG_NEXT)
+                nx = atomicAdd(a.next, 1ull);
+        }
+        i = __shfl_sync(DLRM_FULL, nx, 0);
+    }
+}
+
+static const void *probe_fn(int way)
+{
+    switch (way) {
+    case WAY_BAG: return (const void *)probe_kernel<WAY_BAG>;
+    case WAY_BAG_DONE: return (const void *)probe_kernel<WAY_BAG_DONE>;
+    case WAY_BAG_NEXT: return (const void *)probe_kernel<WAY_BAG_NEXT>;
+    default: return (const void *)probe_kernel<WAY_STRIDE>;
+    }
+}
+
+static int probe_list(const char *s, int *v, int max)
+{
+    int n = 0;
+    for (const char *p = s; *p && n < max;) {
+        v[n++] = atoi(p);
+        p = strchr(p, ',');
+        if (p == NULL)
+            break;
+        p++;
+    }
+    return n;
+}
+
+static int cmp_float(const void *x, const void *y)
+{
+    float a = *(const float *)x, b = *(const float *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Bag lengths, offsets and indices of batch B (per table), on the GPU. */
+static void probe_inputs(probe_args_t *a, int lmax, int64_t **off_h_p, int64_t **idx_h_p)
+{
+    int64_t *off_h = (int64_t *)malloc(sizeof(int64_t) * (size_t)(a->T * (a->B + 1)));
+    int64_t total = 0;
+    for (int64_t t = 0; t < a->T; t++) {
+        int64_t *o = off_h + t * (a->B + 1);
+        o[0] = total;
+        for (int64_t b = 0; b < a->B; b++)
+            o[b + 1] = o[b] + 1 + (int64_t)(probe_hash(0x5eedull ^ (uint64_t)(t * a->B + b)) %
+                                             (uint64_t)lmax);
+        total = o[a->B];
+    }
+    int64_t *off_d, *idx_d;
+    PROBE_CK(cudaMalloc(&off_d, sizeof(int64_t) * (size_t)(a->T * (a->B + 1))));
+    PROBE_CK(cudaMemcpy(off_d, off_h, sizeof(int64_t) * (size_t)(a->T * (a->B + 1)),
+                        cudaMemcpyHostToDevice));
+    PROBE_CK(cudaMalloc(&idx_d, sizeof(int64_t) * (size_t)total));
+    probe_fill_idx<<<1024, 256>>>(idx_d, total, a->R, (uint64_t)a->B);
+    PROBE_CK(cudaGetLastError());
+    int64_t *idx_h = (int64_t *)malloc(sizeof(int64_t) * (size_t)total);
+    PROBE_CK(cudaMemcpy(idx_h, idx_d, sizeof(int64_t) * (size_t)total, cudaMemcpyDeviceToHost));
+    a->off = off_d;
+    a->idx = idx_d;
+    *off_h_p = off_h;
+    *idx_h_p = idx_h;
+}
+
+/* Checks 64 bags of out_h against a double sum of the weights on the host. */
+static int probe_check_ref(const probe_args_t *a, const float *out_h, const int64_t *off_h,
+                           const int64_t *idx_h)
+{
+    float *row = (float *)malloc(sizeof(float) * (size_t)a->D);
+    double *sum = (double *)malloc(sizeof(double) * (size_t)a->D);
+    int bad = 0;
+    for (int k = 0; k < 64 && !bad; k++) {
+        const int64_t t = (int64_t)(probe_hash(77 + k) % (uint64_t)a->T);
+        const int64_t b = (int64_t)(probe_hash(99 + k) % (uint64_t)a->B);
+        const int64_t *o = off_h + t * (a->B + 1) + b;
+        memset(sum, 0, sizeof(double) * (size_t)a->D);
+        for (int64_t l = o[0]; l < o[1]; l++) {
+            PROBE_CK(cudaMemcpy(row, a->w + (t * a->R + idx_h[l]) * a->D, sizeof(float) * a->D,
+                                cudaMemcpyDeviceToHost));
+            for (int d = 0; d < a->D; d++)
+                sum[d] += row[d];
+        }
+        for (int d = 0; d < a->D; d++) {
+            const float got = out_h[b * a->ld + t * a->D + d];
+            if (fabs(got - sum[d]) > 1e-3 * (1 + fabs(sum[d]))) {
+                fprintf(stderr, "pool-probe: table %lld bag %lld column %d: %g, reference %g\n",
+                        (long long)t, (long long)b, d, got, sum[d]);
+                bad = 1;
+                break;
+            }
+        }
+    }
+    free(row);
+    free(sum);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    int T = 32, D = 256, lmax = 128, iters = 10, batches[8] = {512, 2048, 8192}, nbat = 3;
+    int crows_v[8] = {1, 2, 4}, ncr = 3, P = 1;
+    long long R = 100000;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-t")) T = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-r")) R = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "-d")) D = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-l")) lmax = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-n")) iters = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-p")) P = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-b")) nbat = probe_list(argv[i + 1], batches, 8);
+        else if (!strcmp(argv[i], "-c")) ncr = probe_list(argv[i + 1], crows_v, 8);
+        else {
+            fprintf(stderr, "pool-probe: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (D != 256) {
+        fprintf(stderr, "pool-probe: -d %d: only D = 256 (fp32, one warp-wide row of 2 quads "
+                "a lane) is compiled\n", D);
+        return 2;
+    }
+    float *w;
+    PROBE_CK(cudaMalloc(&w, sizeof(float) * (size_t)(T * R * D)));
+    probe_fill_w<<<4096, 256>>>(w, (int64_t)T * R * D);
+    PROBE_CK(cudaGetLastError());
+    unsigned long long *ctr;
+    PROBE_CK(cudaMalloc(&ctr, sizeof(unsigned long long) * 65));
+    cudaEvent_t e0, e1;
+    PROBE_CK(cudaEventCreate(&e0));
+    PROBE_CK(cudaEventCreate(&e1));
+    printf("P,batch,crows,way,grid,ms,lookups,tb_s\n");
+    for (int bi = 0; bi < nbat; bi++) {
+        probe_args_t a;
+        memset(&a, 0, sizeof a);
+        a.w = w;
+        a.T = T;
+        a.R = R;
+        a.B = batches[bi];
+        a.P = P;
+        if (P < 1 || a.B % P != 0) {
+            fprintf(stderr, "pool-probe: -p %d: the batch %lld is not split in %d parts\n", P,
+                    (long long)a.B, P);
+            return 2;
+        }
+        a.D = D;
+        a.ld = (int64_t)T * D;
+        a.next = ctr;
+        a.cnt = ctr + 1;
+        int64_t *off_h, *idx_h;
+        probe_inputs(&a, lmax, &off_h, &idx_h);
+        const int64_t lookups = off_h[T * (a.B + 1) - 1];
+        const size_t out_n = (size_t)(a.B * a.ld);
+        float *ref_h = (float *)malloc(sizeof(float) * out_n);
+        float *got_h = (float *)malloc(sizeof(float) * out_n);
+        PROBE_CK(cudaMalloc(&a.out, sizeof(float) * out_n));
+        for (int ci = 0; ci < ncr; ci++) {
+            a.crows = crows_v[ci];
+            for (int way = 0; way < N_WAYS; way++) {
+                if (way == WAY_STRIDE && ci > 0)
+                    continue;   /* no items: once per batch */
+                const void *fn = probe_fn(way);
+                const int grid = dlrm_resident_grid(fn, 1);
+                void *args[] = {&a};
+                float ms[64];
+                PROBE_CK(cudaMemset(a.out, 0xff, sizeof(float) * out_n));
+                for (int it = -2; it < iters && it < 64; it++) {
+                    PROBE_CK(cudaMemset(ctr, 0, sizeof(unsigned long long) * 65));
+                    PROBE_CK(cudaEventRecord(e0));
+                    PROBE_CK(cudaLaunchKernel(fn, dim3(grid), dim3(DLRM_BLOCK), args, 0, 0));
+                    PROBE_CK(cudaEventRecord(e1));
+                    PROBE_CK(cudaEventSynchronize(e1));
+                    if (it >= 0)
+                        PROBE_CK(cudaEventElapsedTime(&ms[it], e0, e1));
+                    if (it == -2) {   /* the check, before any time counts */
+                        PROBE_CK(cudaMemcpy(got_h, a.out, sizeof(float) * out_n,
+                                            cudaMemcpyDeviceToHost));
+                        if (way == WAY_BAG && ci == 0) {
+                            memcpy(ref_h, got_h, sizeof(float) * out_n);
+                            if (probe_check_ref(&a, ref_h, off_h, idx_h))
+                                return 1;
+                        } else if (memcmp(ref_h, got_h, sizeof(float) * out_n) != 0) {
+                            size_t k = 0;
+                            while (k < out_n && memcmp(ref_h + k, got_h + k, sizeof(float)) == 0)
+                                k++;
+                            fprintf(stderr, "pool-probe: batch %lld crows %d %s: output float %zu "
+                                    "(sample %zu, column %zu) is %g, bag-by-bag %g\n",
+                                    (long long)a.B, a.crows, way_name[way], k, k / (size_t)a.ld,
+                                    k % (size_t)a.ld, got_h[k], ref_h[k]);
+                            return 1;
+                        }
+                    }
+                }
+                const int n = iters < 64 ? iters : 64;
+                qsort(ms, (size_t)n, sizeof(float), cmp_float);
+                const double med = ms[n / 2];
+                printf("%d,%lld,%d,%s,%d,%.4f,%lld,%.3f\n", a.P, (long long)a.B, a.crows, way_name[way],
+                       grid, med, (long long)lookups,
+                       (double)lookups * D * sizeof(float) / (med * 1e-3) / 1e12);
+                fflush(stdout);
+            }
+        }
+        PROBE_CK(cudaFree(a.out));
+        PROBE_CK(cudaFree((void *)a.off));
+        PROBE_CK(cudaFree((void *)a.idx));
+        free(ref_h);
+        free(got_h);
+        free(off_h);
+        free(idx_h);
+    }
+    return 0;
+}
