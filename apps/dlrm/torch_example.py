@@ -10,10 +10,25 @@ stage, done two ways on the same inputs in one script:
           whose output is its symmetric tensor
 
 It checks that the two agree on every element (and with --check both
-against torch_baseline.py's fp64 reference), then times both (median over
---iters of the per-iteration maximum over PEs) and prints both times.
+against torch_baseline.py's fp64 reference), then times both, each of the
+ways of TIMINGS (--timing all, the default on GPUs, or one of them; CPU
+PEs: wall, on the host clock), and prints both times and their ratio:
+
+  wall     the stream idle, a host barrier (dist.barrier), CUDA events
+           around the step: the host's time to enqueue the step and the
+           PEs' exit skew from the host barrier count (both ways pay the
+           skew: an all-to-all ends after its last PE starts); the median
+           over --iters of the per-iteration maximum over PEs
+  aligned  gshmem-dlrm's way (BENCHMARKS.md, the C app's 2.5-3.1x): a host
+           barrier, gshmem's on-stream barrier, a 300 us GPU spin while the
+           host enqueues the step, then the events: the GPU time of the step,
+           every PE starting together; median of the maxima as above
+  piped    --iters steps back to back after a host barrier, one pair of
+           events around them, / --iters (a training loop: the host enqueues
+           ahead of the GPU); the median of 3 such runs' maxima over PEs
 
   gshmemrun -n P python3 apps/dlrm/torch_example.py --config tiny|W|S|G|custom
+      [--timing all|wall|aligned|piped]
       [torch_baseline.py's flags: --tables-per-pe, --tables, --rows, --dim,
        --batch, --lmax, --fixed-l, --seed, --iters, --warmup, --emb, --check]
   torchrun --standalone --nproc_per_node P apps/dlrm/torch_example.py ...
@@ -28,6 +43,8 @@ heap), NCCL on GPUs (CUDA heap, one GPU per PE). On CPU PEs each PE gets
 cores / P threads, for torch's pooling and the op's alike. The symmetric
 heap is sized for the largest point unless GSHMEM_SYMMETRIC_SIZE is set.
 """
+import argparse
+import math
 import os
 import statistics
 import sys
@@ -44,32 +61,81 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 import gshmem                 # noqa: E402
 import gshmem.torch as gt     # noqa: E402
 
+TIMINGS = ("wall", "aligned", "piped")   # the docstring says what each times
 
-def time_step(step, args, dev):
-    """Per-iteration time (ms), each iteration started together on all PEs;
-    returns the median of the per-iteration maxima over PEs."""
+
+def max_median(times, dev):
+    """The median over iterations of the per-iteration maximum over PEs."""
+    t = torch.tensor(times, dtype=torch.float64, device=dev if dev.type == "cuda" else "cpu")
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return statistics.median(t.cpu().tolist())
+
+
+def events():
+    return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+
+def aligned_lead(dev, spin_us=300.0):
+    """The aligned way's lead (see TIMINGS): gshmem's on-stream barrier,
+    then a GPU spin of spin_us while the host enqueues the step."""
+    khz = getattr(torch.cuda.get_device_properties(dev), "clock_rate", 1980000)
+    cycles = int(spin_us * khz / 1000)
+
+    def lead():
+        gt.barrier()
+        torch.cuda._sleep(cycles)
+    return lead
+
+
+def time_events(step, iters, dev, lead=None):
+    """Per-iteration ms of step on the stream: idle stream, host barrier,
+    lead() if any, CUDA events around the step (CPU PEs: the host clock)."""
     cuda = dev.type == "cuda"
-    for _ in range(args.warmup):
-        step()
     times = []
-    for _ in range(args.iters):
+    for _ in range(iters):
         if cuda:
             torch.cuda.synchronize(dev)
         dist.barrier()
-        if cuda:
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            step()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        else:
+        if not cuda:
             t0 = time.perf_counter()
             step()
             times.append((time.perf_counter() - t0) * 1e3)
-    t = torch.tensor(times, dtype=torch.float64, device=dev if cuda else "cpu")
-    dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    return statistics.median(t.cpu().tolist())
+            continue
+        if lead is not None:
+            lead()
+        start, end = events()
+        start.record()
+        step()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return max_median(times, dev)
+
+
+def time_piped(step, iters, dev, rounds=3):
+    """ms per step of iters steps back to back after one host barrier (one
+    pair of events around them); the median of rounds such runs."""
+    per = []
+    for _ in range(rounds):
+        torch.cuda.synchronize(dev)
+        dist.barrier()
+        start, end = events()
+        start.record()
+        for _ in range(iters):
+            step()
+        end.record()
+        end.synchronize()
+        per.append(start.elapsed_time(end) / iters)
+    return max_median(per, dev)
+
+
+def time_step(step, args, dev, way):
+    """One timing of step (warmed up before): way in TIMINGS."""
+    if way == "wall":
+        return time_events(step, args.iters, dev)
+    if way == "aligned":
+        return time_events(step, args.iters, dev, aligned_lead(dev))
+    return time_piped(step, args.iters, dev)
 
 
 def max_over_pes(x, dev):
@@ -89,7 +155,8 @@ def make_op(pt, inp, **kw):
 
 
 def run_point(pt, args, dev, threads):
-    """Both ways on one configuration; returns the table row (PE 0 prints it)."""
+    """Both ways on one configuration: (agree, the table row PE 0 prints,
+    {timing: torch / gshmem})."""
     T, P, rank = pt["T"], pt["P"], pt["rank"]
     pt["t0"], pt["Tl"] = tb.local_tables(T, P, rank)
     inp = tb.build_inputs(pt, dev)
@@ -102,18 +169,25 @@ def run_point(pt, args, dev, threads):
     err = max_over_pes(max(tb.compare(got, pt, True), tb.compare(ref, pt, True)), dev) \
         if args.check else None
     ok = diff <= tol and (err is None or err <= tol)
+    speedups = {}
     row = "%-6s %2d %5d %8d %4d %6d %5d" % (pt["config"], P, T, pt["rows"], pt["D"], pt["B"],
                                             pt["lmax"])
     if not ok:
         op.close()
         return ok, "%s FAILED: max |gshmem - torch| %.3g, vs fp64 %s (tol %.3g)" % (
-            row, diff, "-" if err is None else "%.3g" % err, tol)
+            row, diff, "-" if err is None else "%.3g" % err, tol), speedups
     op.check = False                      # timed forwards: no host-side input checks
-    t_torch = time_step(torch_step, args, dev)
-    t_gshmem = time_step(lambda: op(offsets, indices), args, dev)
+    gshmem_step = lambda: op(offsets, indices)   # noqa: E731
+    for _ in range(args.warmup):
+        torch_step()
+        gshmem_step()
+    for way in args.timings:
+        t_torch, t_gshmem = time_step(torch_step, args, dev, way), \
+            time_step(gshmem_step, args, dev, way)
+        row += " %9.4f %9.4f %6.2f" % (t_torch, t_gshmem, t_torch / t_gshmem)
+        speedups[way] = t_torch / t_gshmem
     op.close()
-    return ok, "%s %10.4f %10.4f %8.2f %10.2g %s" % (row, t_torch, t_gshmem, t_torch / t_gshmem,
-                                                    diff, "OK+ref" if args.check else "OK")
+    return ok, "%s %10.2g %s" % (row, diff, "OK+ref" if args.check else "OK"), speedups
 
 
 def heap_bytes(args):
@@ -123,8 +197,22 @@ def heap_bytes(args):
     return max(2 * pt["B"] * pt["T"] * pt["D"] * 4 for pt in tb.points(args, 1, 0)) + (64 << 20)
 
 
+def parse_args(argv):
+    """torch_baseline.py's flags, and --timing (see TIMINGS)."""
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--timing", default="all", choices=["all"] + list(TIMINGS))
+    own, rest = ap.parse_known_args(argv)
+    args = tb.parse_args(rest)
+    args.timings = list(TIMINGS) if own.timing == "all" else [own.timing]
+    return args
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
 def main(argv=None):
-    args = tb.parse_args(argv)
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")   # the GPU machine's rule
     os.environ.setdefault("GSHMEM_SYMMETRIC_SIZE", "%dM" % (heap_bytes(args) >> 20))
     gshmem.init()
@@ -135,6 +223,7 @@ def main(argv=None):
         torch.cuda.set_device(dev)
     else:
         torch.set_num_threads(threads)
+        args.timings = ["wall"]   # the others time the GPU's stream
     gt.init_process_group()
     try:
         pts = tb.points(args, P, rank)
@@ -146,17 +235,27 @@ def main(argv=None):
         where = (torch.cuda.get_device_name(dev) + ", NCCL") if dev.type == "cuda" else \
             "CPU PEs (host heap, %d thread%s each), gloo" % (threads, "s"[threads == 1:])
         print("torch_example: P=%d, %s, torch %s; iters %d warmup %d; times: median of the "
-              "max over PEs" % (P, where, torch.__version__, args.iters, args.warmup))
-        print("%-6s %2s %5s %8s %4s %6s %5s %10s %10s %8s %10s %s" % (
-            "config", "P", "T", "rows", "D", "B", "Lmax", "torch_ms", "gshmem_ms", "speedup",
-            "max|diff|", "check"), flush=True)
-    good = True
+              "max over PEs, ms, timed %s (see the docstring)"
+              % (P, where, torch.__version__, args.iters, args.warmup, ", ".join(args.timings)))
+        print("%42s" % "" + "".join(" %-26s" % ("-- %s " % w).ljust(26, "-")
+                                    for w in args.timings))
+        print("%-6s %2s %5s %8s %4s %6s %5s" % ("config", "P", "T", "rows", "D", "B", "Lmax") +
+              " %9s %9s %6s" % ("torch", "gshmem", "x") * len(args.timings) +
+              " %10s %s" % ("max|diff|", "check"), flush=True)
+    good, speedups = True, []
     with torch.no_grad():
         for pt in pts:
-            ok, row = run_point(pt, args, dev, threads)
+            ok, row, sp = run_point(pt, args, dev, threads)
             good = good and ok
+            speedups.append(sp)
             if rank == 0:
                 print(row, flush=True)
+    if rank == 0 and good:
+        print("torch_example: speedup torch / gshmem over %d point%s: " % (
+            len(pts), "s"[len(pts) == 1:]) + "; ".join(
+            "%s geomean %.2f, min %.2f, >= 2.5 at %d" % (
+                w, geomean([s[w] for s in speedups]), min(s[w] for s in speedups),
+                sum(s[w] >= 2.5 for s in speedups)) for w in args.timings), flush=True)
     if rank == 0:
         print("torch_example: %s" % ("OK" if good else "FAILED (the two ways disagree)"),
               flush=True)

@@ -95,7 +95,10 @@ Test(python, torch_example_cpu, .timeout = PY_TIMEOUT)
              "--warmup 2", PY_TIMEOUT - 20, py);
     test_run_t r = test_run("GSHMEM_HEAP=host", cmd, PY_TIMEOUT);
     cr_assert_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));
-    cr_assert(strstr(r.output, "torch_ms  gshmem_ms"), "no table header:\n%s", test_tail(&r));
+    cr_assert(strstr(r.output, "    torch    gshmem      x"), "no table header:\n%s",
+              test_tail(&r));
+    cr_assert(strstr(r.output, "speedup torch / gshmem over 1 point: wall geomean "),
+              "no speedup summary (CPU PEs: the wall timing only):\n%s", test_tail(&r));
     cr_assert_eq(test_count_of(r.output, " OK+ref\n"), 1, "expected one checked row:\n%s",
                  test_tail(&r));
     cr_assert(strstr(r.output, "torch_example: OK"), "%s", test_tail(&r));

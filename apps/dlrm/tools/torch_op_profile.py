@@ -6,15 +6,11 @@ gshmem op (torch.ops.gshmem.dlrm_embedding_all_to_all), on GPU PEs.
 Four ways of timing each step, on the same inputs (times: median over
 --iters of the max over PEs, in ms):
 
-  wall      torch_example.py's way: the stream idle, a host barrier, then
-            CUDA events around the step: host enqueue time, the PEs' exit
-            skew from the host barrier and the GPU work all count
-  aligned   the C app's way: a host barrier, gshmem's on-stream barrier, a
-            GPU spin of --spin-us (the host enqueues the step meanwhile),
-            then the events: GPU work only, every PE starting together
-  piped     --iters steps back to back after one barrier, one pair of events
-            around all of them, divided by --iters: a training loop's view
-            (the host enqueues ahead of the GPU)
+  wall, aligned, piped
+            torch_example.py's three timings (its docstring; their code is
+            torch_example's): the stream idle behind a host barrier; GPU time
+            from an on-stream barrier and a PROFILE_SPIN_US (300) spin; steps
+            back to back
   host_us   the host's time to return from step() (microseconds), the
             stream idle before it
 
@@ -30,7 +26,6 @@ time per layer of the forward (a tiny case, first).
 """
 import ctypes
 import os
-import statistics
 import sys
 import time
 
@@ -47,53 +42,6 @@ import gshmem.torch as gt      # noqa: E402
 from gshmem._lib import lib as glib, op_lib  # noqa: E402
 
 
-def max_median(times, dev):
-    t = torch.tensor(times, dtype=torch.float64, device=dev)
-    dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    return statistics.median(t.cpu().tolist())
-
-
-def events():
-    return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-
-
-def t_events(step, iters, dev, lead=None):
-    """CUDA events around each step, after a host barrier (and lead(), the
-    aligned way's on-stream barrier and spin)."""
-    times = []
-    for _ in range(iters):
-        torch.cuda.synchronize(dev)
-        dist.barrier()
-        if lead is not None:
-            lead()
-        a, b = events()
-        a.record()
-        step()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return max_median(times, dev)
-
-
-def aligned_lead(spin_cycles):
-    def lead():
-        gt.barrier()                      # on the stream: every PE's GPU leaves together
-        torch.cuda._sleep(spin_cycles)    # the host enqueues the step meanwhile
-    return lead
-
-
-def t_piped(step, iters, dev):
-    torch.cuda.synchronize(dev)
-    dist.barrier()
-    a, b = events()
-    a.record()
-    for _ in range(iters):
-        step()
-    b.record()
-    b.synchronize()
-    return max_median([a.elapsed_time(b) / iters], dev)
-
-
 def t_host(step, iters, dev):
     times = []
     for _ in range(iters):
@@ -103,21 +51,15 @@ def t_host(step, iters, dev):
         step()
         times.append((time.perf_counter() - t0) * 1e6)
     torch.cuda.synchronize(dev)
-    return max_median(times, dev)
+    return te.max_median(times, dev)
 
 
-def profile(name, step, args, dev, spin_cycles):
+def profile(name, step, args, dev, spin_us):
     for _ in range(args.warmup):
         step()
-    return [name, t_events(step, args.iters, dev),
-            t_events(step, args.iters, dev, aligned_lead(spin_cycles)),
-            t_piped(step, args.iters, dev), t_host(step, args.iters, dev)]
-
-
-def spin_cycles_for(us, dev):
-    """GPU clock cycles of torch.cuda._sleep for about us microseconds."""
-    khz = getattr(torch.cuda.get_device_properties(dev), "clock_rate", 1980000)
-    return int(us * khz / 1000)
+    return [name, te.time_events(step, args.iters, dev),
+            te.time_events(step, args.iters, dev, te.aligned_lead(dev, spin_us)),
+            te.time_piped(step, args.iters, dev), t_host(step, args.iters, dev)]
 
 
 def op_of(pt, dev):
@@ -193,7 +135,7 @@ def host_layers(dev, calls=2000):
                 f()
             rounds.append((time.perf_counter() - t0) / calls * 1e6)
         torch.cuda.synchronize(dev)
-        out.append((name, max_median(rounds, dev)))
+        out.append((name, te.max_median(rounds, dev)))
     op.close()
     return out
 
@@ -210,7 +152,7 @@ def main():
     torch.cuda.set_device(dev)
     gt.init_process_group()
     P, rank = gshmem.n_pes(), gshmem.my_pe()
-    spin = spin_cycles_for(float(os.environ.get("PROFILE_SPIN_US", "300")), dev)
+    spin = float(os.environ.get("PROFILE_SPIN_US", "300"))
     if rank == 0:
         print("torch_op_profile: P=%d, %s, torch %s; iters %d warmup %d; ms (host_us in us)"
               % (P, torch.cuda.get_device_name(dev), torch.__version__, args.iters,
