@@ -177,7 +177,9 @@ def run_point(pt, args, dev, threads):
         return ok, "%s FAILED: max |gshmem - torch| %.3g, vs fp64 %s (tol %.3g)" % (
             row, diff, "-" if err is None else "%.3g" % err, tol), speedups
     op.check = False                      # timed forwards: no host-side input checks
-    gshmem_step = lambda: op(offsets, indices)   # noqa: E731
+    def gshmem_step():
+        return op(offsets, indices)
+
     for _ in range(args.warmup):
         torch_step()
         gshmem_step()
@@ -201,6 +203,9 @@ def parse_args(argv):
     """torch_baseline.py's flags, and --timing (see TIMINGS)."""
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--timing", default="all", choices=["all"] + list(TIMINGS))
+    if "-h" in argv or "--help" in argv:
+        print("torch_example.py [--timing all|wall|aligned|piped] (default all; see the "
+              "docstring), then torch_baseline.py's flags:")
     own, rest = ap.parse_known_args(argv)
     args = tb.parse_args(rest)
     args.timings = list(TIMINGS) if own.timing == "all" else [own.timing]
