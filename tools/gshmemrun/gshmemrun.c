@@ -357,6 +357,22 @@ void lr_job_timeout(lr_job_t *job, double limit, const char *what,
     job->rc = 124;
 }
 
+int lr_job_open(lr_job_t *job)
+{
+    if (lr_rdv_open(job) == 0)
+        return 0;
+    gshmemi_rmtree(job->dir);
+    return -1;
+}
+
+int lr_job_close(lr_job_t *job)
+{
+    lr_rdv_close(job);
+    if (gshmemi_rmtree(job->dir) != 0)
+        fprintf(stderr, "gshmemrun: cannot remove %s: %s\n", job->dir, strerror(errno));
+    return job->rc;
+}
+
 static int pe_running(const lr_pe_t *pe)
 {
     return pe->running;
@@ -400,20 +416,13 @@ static void run_loop(lr_job_t *job, double deadline, double limit)
 static int launch(lr_job_t *job, const lr_args_t *a)
 {
     (void)lr_signals_setup();
-    if (make_dir(job) != 0)
+    if (make_dir(job) != 0 || lr_job_open(job) != 0)
         return 1;
-    if (lr_rdv_open(job) != 0) {
-        gshmemi_rmtree(job->dir);
-        return 1;
-    }
     double start = lr_now();
     spawn_all(job, a->argv);
     run_loop(job, a->timeout > 0 ? start + a->timeout : 0, a->timeout);
     lr_fwd_close_all(job);
-    lr_rdv_close(job);
-    if (gshmemi_rmtree(job->dir) != 0)
-        fprintf(stderr, "gshmemrun: cannot remove %s: %s\n", job->dir, strerror(errno));
-    return job->rc;
+    return lr_job_close(job);
 }
 
 int main(int argc, char **argv)

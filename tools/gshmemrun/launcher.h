@@ -84,6 +84,11 @@ const char *lr_pe_list(const lr_job_t *job, int (*pick)(const lr_pe_t *), char *
  * <what>: <the PEs pick holds for>". */
 void lr_job_timeout(lr_job_t *job, double limit, const char *what,
                     int (*pick)(const lr_pe_t *));
+/* The rendezvous socket in the job's directory (made by the caller; removed
+ * when the socket cannot listen): 0 or -1, the reason printed. */
+int lr_job_open(lr_job_t *job);
+/* The job's end: the socket closed, the directory removed; the job's status. */
+int lr_job_close(lr_job_t *job);
 
 /* serve.c (--serve): creates dir (0700; a stale one of ours is replaced),
  * serves job->n PEs there until they finished, one failed or the parent

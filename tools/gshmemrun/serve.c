@@ -184,15 +184,8 @@ int lr_serve(lr_job_t *job, const char *dir, double timeout, int keep)
 {
     pid_t parent = getppid();
     int sig_fd = lr_signals_setup();
-    if (serve_make_dir(job, dir) != 0)
+    if (serve_make_dir(job, dir) != 0 || lr_job_open(job) != 0)
         return 1;
-    if (lr_rdv_open(job) != 0) {
-        gshmemi_rmtree(job->dir);
-        return 1;
-    }
     serve_loop(job, timeout, keep, parent, sig_fd);
-    lr_rdv_close(job);
-    if (gshmemi_rmtree(job->dir) != 0)
-        fprintf(stderr, "gshmemrun: cannot remove %s: %s\n", job->dir, strerror(errno));
-    return job->rc;
+    return lr_job_close(job);
 }
