@@ -23,7 +23,9 @@
  *                          [-l lmax (128)] [-b batches (512,2048,8192)]
  *                          [-c crows (1,2,4)] [-p P (1)] [-n iters (10)]
  * -p: items in the fused kernel's order at P PEs (destination phases of
- * B / P samples, table-major inside), on this one GPU.
+ * B / P samples, table-major inside), on this one GPU: dlrm_plan.h's
+ * decomposition, as PE 0 of P sees it (slices of 32 samples; -c is rounded
+ * down to a divisor of 32, as the fused kernel's item size is).
  * One CSV line per (batch, crows, way): median ms, gathered TB/s. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -31,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlrm_plan.h"
 #include "dlrm_pool.cuh"
 
 #define PROBE_CK(call)                                                                   \
@@ -45,13 +48,15 @@
 enum { WAY_BAG, WAY_BAG_DONE, WAY_BAG_NEXT, WAY_STRIDE, N_WAYS };
 static const char *way_name[N_WAYS] = {"bag", "bag+done", "bag+next", "stride"};
 
+/* p: the fused kernel's decomposition (dlrm_plan.h) of p.tn = -t tables at
+ * P = -p PEs, as PE 0 sees it: items in its order, slices of 32 samples. */
 typedef struct {
+    dlrm_part_t p;
     const float *w;
     const int64_t *off, *idx;
     float *out;
     unsigned long long *next, *cnt;
-    int64_t T, R, B, ld;
-    int D, crows, P;
+    int64_t R, ld;
 } probe_args_t;
 
 static __host__ __device__ uint64_t probe_hash(uint64_t x)
@@ -76,27 +81,18 @@ static __global__ void probe_fill_idx(int64_t *idx, int64_t n, int64_t R, uint64
         idx[i] = (int64_t)(probe_hash(seed ^ (uint64_t)i) % (uint64_t)R);
 }
 
-/* Items per phase and table: the batch is cut into P destinations' parts
- * of B / P samples (the fused kernel's phases), each into items of crows. */
-static __host__ __device__ int64_t probe_k(const probe_args_t &a)
+/* Item i (dlrm_item_decode, table order, destinations 0..P-1): its bags
+ * of table it.t, samples it.q * B/P + [it.b0, it.b0 + it.n). */
+static __device__ __forceinline__ void probe_item(const probe_args_t &a, int64_t i, int lane)
 {
-    return (a.B / a.P + a.crows - 1) / a.crows;
-}
-
-/* Item i, in the fused kernel's table order: phase (destination), table t,
- * bags [b0, b0 + n) of that destination's part. */
-static __device__ __forceinline__ void probe_item(const probe_args_t &a, int64_t i, int way,
-                                                  int lane)
-{
-    const int64_t K = probe_k(a), Bp = a.B / a.P, ph = i / (a.T * K), rem = i % (a.T * K);
-    const int64_t t = rem / K, k = rem % K, b0 = ph * Bp + k * a.crows;
-    const int n = (int)(Bp - k * a.crows < a.crows ? Bp - k * a.crows : a.crows);
-    const float *tab = a.w + t * a.R * a.D;
-    const int64_t *o = a.off + t * (a.B + 1) + b0;
-    float *dst = a.out + b0 * a.ld + t * a.D;
-    (void)way;
-    for (int b = 0; b < n; b++)
-        dlrm_pool_row<float, 32, 2, 4, false>(tab, a.D, a.idx, o[b], o[b + 1], lane,
+    const dlrm_part_t &p = a.p;
+    const dlrm_item_t it = dlrm_item_decode(&p, DLRM_SCHED_OBLIVIOUS, DLRM_ORDER_TABLE, i);
+    const int64_t b0 = (int64_t)it.q * p.Bp + it.b0;
+    const float *tab = a.w + it.t * a.R * p.D;
+    const int64_t *o = a.off + it.t * (p.B + 1) + b0;
+    float *dst = a.out + b0 * a.ld + it.t * p.D;
+    for (int b = 0; b < it.n; b++)
+        dlrm_pool_row<float, 32, 2, 4, false>(tab, p.D, a.idx, o[b], o[b + 1], lane,
                                               dst + b * a.ld);
 }
 
@@ -104,18 +100,19 @@ template <int WAY>
 __global__ void __launch_bounds__(DLRM_BLOCK, DLRM_MIN_BLOCKS(2))
     probe_kernel(const __grid_constant__ probe_args_t a)
 {
+    const dlrm_part_t &p = a.p;
     const int lane = threadIdx.x & 31;
     if (WAY == WAY_STRIDE) {
-        const int64_t nw = ((int64_t)gridDim.x * blockDim.x) >> 5, n = a.T * a.B;
+        const int64_t nw = ((int64_t)gridDim.x * blockDim.x) >> 5, n = p.tn * p.B;
         for (int64_t j = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; j < n; j += nw) {
-            const int64_t t = j / a.B, b = j % a.B;
-            const int64_t *o = a.off + t * (a.B + 1) + b;
-            dlrm_pool_row<float, 32, 2, 4, false>(a.w + t * a.R * a.D, a.D, a.idx, o[0], o[1], lane,
-                                           a.out + b * a.ld + t * a.D);
+            const int64_t t = j / p.B, b = j % p.B;
+            const int64_t *o = a.off + t * (p.B + 1) + b;
+            dlrm_pool_row<float, 32, 2, 4, false>(a.w + t * a.R * p.D, p.D, a.idx, o[0], o[1],
+                                                  lane, a.out + b * a.ld + t * p.D);
         }
         return;
     }
-    const unsigned long long n_items = (unsigned long long)(a.P * a.T * probe_k(a));
+    const unsigned long long n_items = (unsigned long long)dlrm_n_items(&p);
     unsigned long long i = 0;
     if (lane == 0)
         i = atomicAdd(a.next, 1ull);
@@ -124,15 +121,14 @@ __global__ void __launch_bounds__(DLRM_BLOCK, DLRM_MIN_BLOCKS(2))
         unsigned long long nx = 0;
         if (WAY == WAY_BAG_NEXT && lane == 0)
             nx = atomicAdd(a.next, 1ull);
-        probe_item(a, (int64_t)i, WAY, lane);
+        probe_item(a, (int64_t)i, lane);
         __syncwarp();
         if (lane == 0) {
             __threadfence();
-            if (WAY == WAY_BAG_DONE) {
-                const int64_t K = probe_k(a), Bp = a.B / a.P;
-                const int64_t ph = (int64_t)i / (a.T * K), k = (int64_t)i % (a.T * K) % K;
-                const int64_t g = ph * ((Bp + 31) / 32) + k * a.crows / 32;
-                if (atomicAdd(a.cnt + (g & 63), 1ull) == ~0ull)
+            if (WAY == WAY_BAG_DONE) {   /* the fused kernel's counter: (destination, slice) */
+                const dlrm_item_t it =
+                    dlrm_item_decode(&p, DLRM_SCHED_OBLIVIOUS, DLRM_ORDER_TABLE, (int64_t)i);
+                if (atomicAdd(a.cnt + ((it.q * p.G + it.g) & 63), 1ull) == ~0ull)
                     a.out[0] = 0.f;   /* never: keeps the read-back */
             } else {
                 atomicAdd(a.cnt + (i & 63), 1ull);
@@ -176,22 +172,23 @@ static int cmp_float(const void *x, const void *y)
 /* Bag lengths, offsets and indices of batch B (per table), on the GPU. */
 static void probe_inputs(probe_args_t *a, int lmax, int64_t **off_h_p, int64_t **idx_h_p)
 {
-    int64_t *off_h = (int64_t *)malloc(sizeof(int64_t) * (size_t)(a->T * (a->B + 1)));
+    const int64_t T = a->p.tn, B = a->p.B;
+    int64_t *off_h = (int64_t *)malloc(sizeof(int64_t) * (size_t)(T * (B + 1)));
     int64_t total = 0;
-    for (int64_t t = 0; t < a->T; t++) {
-        int64_t *o = off_h + t * (a->B + 1);
+    for (int64_t t = 0; t < T; t++) {
+        int64_t *o = off_h + t * (B + 1);
         o[0] = total;
-        for (int64_t b = 0; b < a->B; b++)
-            o[b + 1] = o[b] + 1 + (int64_t)(probe_hash(0x5eedull ^ (uint64_t)(t * a->B + b)) %
+        for (int64_t b = 0; b < B; b++)
+            o[b + 1] = o[b] + 1 + (int64_t)(probe_hash(0x5eedull ^ (uint64_t)(t * B + b)) %
                                              (uint64_t)lmax);
-        total = o[a->B];
+        total = o[B];
     }
     int64_t *off_d, *idx_d;
-    PROBE_CK(cudaMalloc(&off_d, sizeof(int64_t) * (size_t)(a->T * (a->B + 1))));
-    PROBE_CK(cudaMemcpy(off_d, off_h, sizeof(int64_t) * (size_t)(a->T * (a->B + 1)),
+    PROBE_CK(cudaMalloc(&off_d, sizeof(int64_t) * (size_t)(T * (B + 1))));
+    PROBE_CK(cudaMemcpy(off_d, off_h, sizeof(int64_t) * (size_t)(T * (B + 1)),
                         cudaMemcpyHostToDevice));
     PROBE_CK(cudaMalloc(&idx_d, sizeof(int64_t) * (size_t)total));
-    probe_fill_idx<<<1024, 256>>>(idx_d, total, a->R, (uint64_t)a->B);
+    probe_fill_idx<<<1024, 256>>>(idx_d, total, a->R, (uint64_t)B);
     PROBE_CK(cudaGetLastError());
     int64_t *idx_h = (int64_t *)malloc(sizeof(int64_t) * (size_t)total);
     PROBE_CK(cudaMemcpy(idx_h, idx_d, sizeof(int64_t) * (size_t)total, cudaMemcpyDeviceToHost));
@@ -205,22 +202,23 @@ static void probe_inputs(probe_args_t *a, int lmax, int64_t **off_h_p, int64_t *
 static int probe_check_ref(const probe_args_t *a, const float *out_h, const int64_t *off_h,
                            const int64_t *idx_h)
 {
-    float *row = (float *)malloc(sizeof(float) * (size_t)a->D);
-    double *sum = (double *)malloc(sizeof(double) * (size_t)a->D);
+    const int D = a->p.D;
+    float *row = (float *)malloc(sizeof(float) * (size_t)D);
+    double *sum = (double *)malloc(sizeof(double) * (size_t)D);
     int bad = 0;
     for (int k = 0; k < 64 && !bad; k++) {
-        const int64_t t = (int64_t)(probe_hash(77 + k) % (uint64_t)a->T);
-        const int64_t b = (int64_t)(probe_hash(99 + k) % (uint64_t)a->B);
-        const int64_t *o = off_h + t * (a->B + 1) + b;
-        memset(sum, 0, sizeof(double) * (size_t)a->D);
+        const int64_t t = (int64_t)(probe_hash(77 + k) % (uint64_t)a->p.tn);
+        const int64_t b = (int64_t)(probe_hash(99 + k) % (uint64_t)a->p.B);
+        const int64_t *o = off_h + t * (a->p.B + 1) + b;
+        memset(sum, 0, sizeof(double) * (size_t)D);
         for (int64_t l = o[0]; l < o[1]; l++) {
-            PROBE_CK(cudaMemcpy(row, a->w + (t * a->R + idx_h[l]) * a->D, sizeof(float) * a->D,
+            PROBE_CK(cudaMemcpy(row, a->w + (t * a->R + idx_h[l]) * D, sizeof(float) * D,
                                 cudaMemcpyDeviceToHost));
-            for (int d = 0; d < a->D; d++)
+            for (int d = 0; d < D; d++)
                 sum[d] += row[d];
         }
-        for (int d = 0; d < a->D; d++) {
-            const float got = out_h[b * a->ld + t * a->D + d];
+        for (int d = 0; d < D; d++) {
+            const float got = out_h[b * a->ld + t * D + d];
             if (fabs(got - sum[d]) > 1e-3 * (1 + fabs(sum[d]))) {
                 fprintf(stderr, "pool-probe: table %lld bag %lld column %d: %g, reference %g\n",
                         (long long)t, (long long)b, d, got, sum[d]);
@@ -269,31 +267,34 @@ int main(int argc, char **argv)
     PROBE_CK(cudaEventCreate(&e1));
     printf("P,batch,crows,way,grid,ms,lookups,tb_s\n");
     for (int bi = 0; bi < nbat; bi++) {
-        probe_args_t a;
-        memset(&a, 0, sizeof a);
-        a.w = w;
-        a.T = T;
-        a.R = R;
-        a.B = batches[bi];
-        a.P = P;
-        if (P < 1 || a.B % P != 0) {
-            fprintf(stderr, "pool-probe: -p %d: the batch %lld is not split in %d parts\n", P,
-                    (long long)a.B, P);
+        if (P < 1 || batches[bi] % P != 0) {
+            fprintf(stderr, "pool-probe: -p %d: the batch %d is not split in %d parts\n", P,
+                    batches[bi], P);
             return 2;
         }
-        a.D = D;
+        dlrm_case_t c;
+        memset(&c, 0, sizeof c);
+        c.tables = (int64_t)T * P;   /* T of them on this PE */
+        c.batch = batches[bi];
+        c.dim = D;
+        c.slice_rows = 32;
+        probe_args_t a;
+        memset(&a, 0, sizeof a);
+        a.p = dlrm_part_make(&c, P, 0);
+        a.w = w;
+        a.R = R;
         a.ld = (int64_t)T * D;
         a.next = ctr;
         a.cnt = ctr + 1;
         int64_t *off_h, *idx_h;
         probe_inputs(&a, lmax, &off_h, &idx_h);
-        const int64_t lookups = off_h[T * (a.B + 1) - 1];
-        const size_t out_n = (size_t)(a.B * a.ld);
+        const int64_t lookups = off_h[T * (a.p.B + 1) - 1];
+        const size_t out_n = (size_t)(a.p.B * a.ld);
         float *ref_h = (float *)malloc(sizeof(float) * out_n);
         float *got_h = (float *)malloc(sizeof(float) * out_n);
         PROBE_CK(cudaMalloc(&a.out, sizeof(float) * out_n));
         for (int ci = 0; ci < ncr; ci++) {
-            a.crows = crows_v[ci];
+            dlrm_part_set_items(&a.p, 0, 0.0, crows_v[ci]);   /* a divisor of 32, no shrinking */
             for (int way = 0; way < N_WAYS; way++) {
                 if (way == WAY_STRIDE && ci > 0)
                     continue;   /* no items: once per batch */
@@ -323,7 +324,7 @@ int main(int argc, char **argv)
                                 k++;
                             fprintf(stderr, "pool-probe: batch %lld crows %d %s: output float %zu "
                                     "(sample %zu, column %zu) is %g, bag-by-bag %g\n",
-                                    (long long)a.B, a.crows, way_name[way], k, k / (size_t)a.ld,
+                                    (long long)a.p.B, a.p.crows, way_name[way], k, k / (size_t)a.ld,
                                     k % (size_t)a.ld, got_h[k], ref_h[k]);
                             return 1;
                         }
@@ -332,7 +333,8 @@ int main(int argc, char **argv)
                 const int n = iters < 64 ? iters : 64;
                 qsort(ms, (size_t)n, sizeof(float), cmp_float);
                 const double med = ms[n / 2];
-                printf("%d,%lld,%d,%s,%d,%.4f,%lld,%.3f\n", a.P, (long long)a.B, a.crows, way_name[way],
+                printf("%d,%lld,%d,%s,%d,%.4f,%lld,%.3f\n", a.p.P, (long long)a.p.B, a.p.crows,
+                       way_name[way],
                        grid, med, (long long)lookups,
                        (double)lookups * D * sizeof(float) / (med * 1e-3) / 1e12);
                 fflush(stdout);
