@@ -182,7 +182,7 @@ def _legacy_warn(call, stream):
     """Warns once per process when a waiting on-stream call goes on the
     legacy default stream while some peer is on the queue path (see the
     module's docstring)."""
-    if stream in _LEGACY and not _warned and queue_path_peers():
+    if on_legacy_stream(stream) and not _warned and queue_path_peers():
         _warned.append(call)
         warnings.warn("gshmem.%s on the legacy default stream (torch's default) with PEs %s on "
                       "the queue path: a synchronous copy on that stream (tensor.cpu(), "

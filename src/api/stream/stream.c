@@ -107,12 +107,12 @@ void gshmemi_stream_report(void)
  * registered memory (src/engine/validate.c), as NVSHMEM's remote
  * transports do: another source is refused here, named, instead of being
  * rejected by the engine while the put kernel waits. */
-static void gshmemi_stream_queue_source(const char *call, void *dest, const void *source,
-                                        size_t n, int pe)
+static void gshmemi_stream_queue_source(const char *call, gshmemi_stream_path_t path,
+                                        const void *source, size_t n, int pe)
 {
     uint64_t off;
 
-    if (n <= GSHMEMI_QPAYLOAD || gshmemi_stream_path(dest, n, pe) != GSHMEMI_STREAM_QUEUE ||
+    if (n <= GSHMEMI_QPAYLOAD || path != GSHMEMI_STREAM_QUEUE ||
         gshmemi_heap_offset(&gshmemi_g.heap, source, n, &off) ||
         gshmemi_reg_find(gshmemi_g.regs, source, n) != NULL)
         return;
@@ -122,13 +122,12 @@ static void gshmemi_stream_queue_source(const char *call, void *dest, const void
                   "may come from anywhere)", source, n, pe, GSHMEMI_QPAYLOAD);
 }
 
-/* The data of a put, dest already checked: a copy to the mapped address
- * (CE), a grid of SM stores, or the one-block queue-path kernel. */
-static void gshmemi_stream_data(const char *call, void *dest, const void *source, size_t n,
-                                int pe, cudaStream_t stream)
+/* The data of a put, dest already checked, by its path (gshmemi_stream_path):
+ * a copy to the mapped address (CE), a grid of SM stores, or the one-block
+ * queue-path kernel. */
+static void gshmemi_stream_data(const char *call, gshmemi_stream_path_t path, void *dest,
+                                const void *source, size_t n, int pe, cudaStream_t stream)
 {
-    gshmemi_stream_path_t path = gshmemi_stream_path(dest, n, pe);
-
     if (path == GSHMEMI_STREAM_CE) {
         int e = (int)cudaMemcpyAsync(gshmem_ptr(dest, pe), source, n, cudaMemcpyDefault, stream);
         gshmemi_stream_enqueued(call, e, "the copy to the mapped heap", pe, stream);
@@ -149,8 +148,9 @@ void gshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int
         return;
     gshmemi_check_pe(call, pe);
     (void)gshmemi_check_sym(call, "dest", dest, nelems);
-    gshmemi_stream_queue_source(call, dest, source, nelems, pe);
-    gshmemi_stream_data(call, dest, source, nelems, pe, stream);
+    gshmemi_stream_path_t path = gshmemi_stream_path(dest, nelems, pe);
+    gshmemi_stream_queue_source(call, path, source, nelems, pe);
+    gshmemi_stream_data(call, path, dest, source, nelems, pe, stream);
 }
 
 void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems,
@@ -167,14 +167,14 @@ void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nele
     (void)gshmemi_check_sym_aligned(call, "sig_addr", sig_addr, sizeof(uint64_t));
     if (nelems > 0) {
         (void)gshmemi_check_sym(call, "dest", dest, nelems);
-        gshmemi_stream_queue_source(call, dest, source, nelems, pe);
+        gshmemi_stream_path_t path = gshmemi_stream_path(dest, nelems, pe);
+        gshmemi_stream_queue_source(call, path, source, nelems, pe);
         /* one block of SM stores or the queue path: the put-with-signal kernel
          * below carries the data; otherwise the data goes first and the
          * kernel sends the signal only */
-        gshmemi_stream_path_t path = gshmemi_stream_path(dest, nelems, pe);
         if (path == GSHMEMI_STREAM_CE ||
             (path == GSHMEMI_STREAM_SM && gshmemi_stream_sm_blocks(nelems) > 1)) {
-            gshmemi_stream_data(call, dest, source, nelems, pe, stream);
+            gshmemi_stream_data(call, path, dest, source, nelems, pe, stream);
             nelems = 0;
         }
     }
