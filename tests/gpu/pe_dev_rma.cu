@@ -11,19 +11,22 @@
 
 #define BUF (64u << 10)
 #define SENTINEL 0xEE
-#define N_SEG 13
+#define N_SEG 16
 #define N_VARIANT 6   /* putmem, putmem_nbi, warp, nbi_warp, block, nbi_block */
 
 /* dst offset, length, source shift (source byte = dst offset + shift + k) */
 /* then: a 7-byte head and a 6-byte tail around 16-byte words, an 8-byte-word
- * copy with a 7-byte tail, an 8-byte put alone (one store); the last two
- * take the copy's aligned fast path (addresses and length multiples of
- * 16) with several words per thread: 256 words, and an odd 313 */
+ * copy with a 7-byte tail, an 8-byte put alone (one store); two that take
+ * the copy's aligned fast path (addresses and length multiples of 16) with
+ * several words per thread: 256 words, and an odd 313; and three 8-byte
+ * aligned puts around a thread's small-put limit (gshmemi_dev_small_load:
+ * up to 32 bytes in 8-byte words, loaded first): 24 bytes at 8 bytes past
+ * a 16-byte boundary, 32, and 40 (the copy loop again) */
 __constant__ unsigned seg_off[N_SEG] = {0, 32, 80, 160, 512, 5000, 16384, 32771,
-                                        53001, 54008, 55008, 56064, 60160};
+                                        53001, 54008, 55008, 56064, 60160, 54408, 54464, 55040};
 __constant__ unsigned seg_len[N_SEG] = {1, 16, 7, 100, 4096, 4099, 12345, 20000, 45, 23, 8,
-                                        4096, 5008};
-__constant__ unsigned seg_shift[N_SEG] = {0, 0, 1, 4, 8, 2, 3, 0, 0, 8, 0, 0, 0};
+                                        4096, 5008, 24, 32, 40};
+__constant__ unsigned seg_shift[N_SEG] = {0, 0, 1, 4, 8, 2, 3, 0, 0, 8, 0, 0, 0, 8, 0, 8};
 
 __host__ __device__ static inline unsigned char pattern(int pe, size_t i)
 {

@@ -1,8 +1,10 @@
 /* pe_dev_sync: ordering, signals and point synchronization on the device.
  *
- * Message-passing litmus test, five ways: every block of every PE sends a
+ * Message-passing litmus test, six ways: every block of every PE sends a
  * slice of data to its right neighbour, then raises a flag there (fence +
- * atomic, put-with-signal block/warp/thread, p + fence); the target block
+ * atomic, put-with-signal block/warp/thread, p + fence, and a thread's
+ * small put-with-signal: 24 bytes, the words loaded before the checks and
+ * the peer lookup, gshmemi_dev_small_load); the target block
  * waits for the flag (signal_wait_until, uint64_wait_until, a test loop,
  * wait_until_any, wait_until_all), checks every element of the slice, and
  * acknowledges to the sender, which waits before the next iteration. A
@@ -14,7 +16,8 @@
 #define NT 256         /* threads per block */
 #define SLICE 4096     /* int32 per block and iteration */
 #define ITERS 40
-#define N_VARIANT 5
+#define N_VARIANT 6
+#define SMALL_ELEMS 6   /* variant 5: 24 bytes, 8-byte aligned, not 16 */
 
 __host__ __device__ static inline int32_t val(int pe, int it, int b, int i)
 {
@@ -65,10 +68,15 @@ __device__ static void mp_send(int v, int it, int32_t *data, int32_t *src, uint6
                                    GSHMEM_SIGNAL_ADD, right);
         break;
     }
-    default:  /* one thread: blocking put-with-signal (set) */
+    case 4:   /* one thread: blocking put-with-signal (set) */
         if (t == 0)
             gshmem_putmem_signal(d, s, SLICE * sizeof(int32_t), &flag[b],
                                  (uint64_t)it + 1, GSHMEM_SIGNAL_SET, right);
+        break;
+    default:  /* one thread: small put-with-signal (set) from 8 bytes in */
+        if (t == 0)
+            gshmem_putmem_signal_nbi(d + 2, s + 2, SMALL_ELEMS * sizeof(int32_t), &flag[b],
+                                     (uint64_t)it + 1, GSHMEM_SIGNAL_SET, right);
         break;
     }
 }
@@ -96,7 +104,8 @@ __global__ void k_mp(int v, int32_t *data, int32_t *src, uint64_t *flag, uint64_
             mp_wait_flag(v, it, flag);
         __syncthreads();
         const int32_t *d = data + (size_t)b * SLICE;
-        for (int i = t; i < SLICE; i += NT)
+        int lo = v == 5 ? 2 : 0, hi = v == 5 ? 2 + SMALL_ELEMS : SLICE;
+        for (int i = lo + t; i < hi; i += NT)
             DEV_EXPECT(errs, d[i] == val(left, it, b, i),
                        "variant %d iter %d block %d elem %d: %d, want %d (flag seen first)", v,
                        it, b, i, d[i], val(left, it, b, i));

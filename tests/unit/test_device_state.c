@@ -146,3 +146,66 @@ Test(device_state, team_descriptor_without_state)
                  GSHMEM_ERR_INVALID_ARG);
     cr_assert_eq(gshmemi_device_state_team(-1, pes, 2, 0), GSHMEM_ERR_INVALID_ARG);
 }
+
+/* ---- the inline peer table (gshmemi_device_state_peers) ----------------------- */
+
+/* A transport whose only op is ptr: PE pe's heap at fake_base[pe]. */
+static char *fake_base[20];
+
+static void *fake_ptr(gshmemi_transport_t *tp, int pe, uint64_t off)
+{
+    (void)tp;
+    return fake_base[pe] == NULL ? NULL : fake_base[pe] + off;
+}
+
+static const gshmemi_transport_ops_t fake_ops = {.size = sizeof(gshmemi_transport_ops_t),
+                                                 .name = "fake", .ptr = fake_ptr};
+
+static gshmemi_dev_state_t peers_state(int my_pe, int n_pes, char *heap)
+{
+    gshmemi_dev_state_t s = state_of(my_pe, n_pes);
+    s.heap_base = heap;
+    memset(fake_base, 0, sizeof fake_base);
+    fake_base[my_pe] = heap;
+    return s;
+}
+
+Test(device_state, peer_table_self_mapped_unmapped)
+{
+    static char heaps[4][64] __attribute__((aligned(256)));
+    gshmemi_transport_t tp = {.ops = &fake_ops};
+    gshmemi_dev_state_t s = peers_state(1, 18, heaps[1]);
+    fake_base[0] = heaps[0];
+    fake_base[3] = heaps[3];
+    fake_base[17] = heaps[2];   /* past the inline table: not in it, still checked */
+    cr_assert_eq(gshmemi_device_state_peers(&s, &tp), GSHMEM_SUCCESS);
+    cr_expect_eq(s.peer_delta[1], 0, "this PE: %lld", (long long)s.peer_delta[1]);
+    cr_expect_eq(s.peer_delta[0], (int64_t)(heaps[0] - heaps[1]));
+    cr_expect_eq(s.peer_delta[3], (int64_t)(heaps[3] - heaps[1]));
+    for (int pe = 0; pe < GSHMEMI_DEV_PEER_INLINE; pe++)
+        if (pe != 0 && pe != 1 && pe != 3)
+            cr_expect_eq(s.peer_delta[pe], GSHMEMI_DEV_PEER_NONE, "PE %d: %lld", pe,
+                         (long long)s.peer_delta[pe]);
+    /* no transport maps anything (GSHMEM_DEVICE_QUEUE_ONLY, one node
+     * without p2p): this PE still translates to itself */
+    s = peers_state(2, 4, heaps[2]);
+    cr_assert_eq(gshmemi_device_state_peers(&s, NULL), GSHMEM_SUCCESS);
+    cr_expect_eq(s.peer_delta[2], 0);
+    cr_expect_eq(s.peer_delta[0], GSHMEMI_DEV_PEER_NONE);
+    cr_expect_eq(s.peer_delta[3], GSHMEMI_DEV_PEER_NONE);
+}
+
+Test(device_state, peer_table_refuses_a_misaligned_heap)
+{
+    static char heaps[3][512] __attribute__((aligned(256)));
+    gshmemi_transport_t tp = {.ops = &fake_ops};
+    gshmemi_dev_state_t s = peers_state(0, 18, heaps[0]);
+    fake_base[1] = heaps[1] + 8;   /* 8 bytes off a 16-byte boundary */
+    cr_expect_eq(gshmemi_device_state_peers(&s, &tp), GSHMEM_ERR_TRANSPORT);
+    s = peers_state(0, 18, heaps[0]);
+    fake_base[16] = heaps[2] + 16 + 4;   /* past the inline table: checked too */
+    cr_expect_eq(gshmemi_device_state_peers(&s, &tp), GSHMEM_ERR_TRANSPORT);
+    s = peers_state(0, 18, heaps[0]);
+    fake_base[16] = heaps[2] + 48;   /* a multiple of 16: fine */
+    cr_expect_eq(gshmemi_device_state_peers(&s, &tp), GSHMEM_SUCCESS);
+}

@@ -151,7 +151,8 @@ GSHMEMI_DEV_BODY int gshmemi_dev_broadcast(const char *call, gshmem_team_t team,
         gshmemi_dev_coll_source(call, source, n);
         for (int i = 1; i <= t.size; i++)
             gshmemi_dev_put(call, dest, source, n,
-                            gshmemi_dev_team_pe(t, gshmemi_dev_team_next(t, root, i)), g, false);
+                            gshmemi_dev_team_pe(t, gshmemi_dev_team_next(t, root, i)), g, false,
+                            gshmemi_dev_small_none());
     }
     gshmemi_dev_team_sync_group(call, team, t, g, true);
     return 0;
@@ -169,7 +170,7 @@ GSHMEMI_DEV_BODY int gshmemi_dev_push(const char *call, gshmem_team_t team, void
     for (int i = 1; i <= t.size; i++) {
         int k = gshmemi_dev_team_next(t, t.my_idx, i);
         gshmemi_dev_put(call, d, (const char *)source + (all ? (size_t)k * n : 0), n,
-                        gshmemi_dev_team_pe(t, k), g, false);
+                        gshmemi_dev_team_pe(t, k), g, false, gshmemi_dev_small_none());
     }
     gshmemi_dev_team_sync_group(call, team, t, g, true);
     return 0;

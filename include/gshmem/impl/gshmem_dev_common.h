@@ -123,50 +123,65 @@ GSHMEMI_DEV bool gshmemi_dev_checks_on(void)
     return (gshmemi_dstate.flags & GSHMEMI_DEV_F_NO_CHECKS) == 0;
 }
 
+/* [addr, addr+n) inside the heap; branch-free (an address below the heap
+ * wraps to an offset above its size). */
 GSHMEMI_DEV bool gshmemi_dev_in_heap(const void *addr, size_t n)
 {
-    uintptr_t a = (uintptr_t)addr, b = (uintptr_t)gshmemi_dstate.heap_base;
+    uint64_t off = (uint64_t)((uintptr_t)addr - (uintptr_t)gshmemi_dstate.heap_base);
     uint64_t size = gshmemi_dstate.heap_size;
-    return a >= b && a - b <= size && n <= size - (a - b);
+    return (off <= size) & (n <= size - off);
+}
+
+/* What a failed gshmemi_dev_check or _check_local found (the state, the
+ * PE, or the address; pe < 0 with n_pes > 0 only from _check_local). */
+GSHMEMI_DEV_COLD void gshmemi_dev_fail_check(const char *call, const char *what,
+                                             const void *addr, size_t n, int pe, bool remote)
+{
+    if (gshmemi_dstate.n_pes == 0)
+        gshmemi_dev_fail_state(call);
+    if (remote && (pe < 0 || pe >= gshmemi_dstate.n_pes))
+        gshmemi_dev_fail_pe(call, pe);
+    gshmemi_dev_fail_addr(call, what, addr, n);
 }
 
 /* A remote access of [addr, addr+n) at pe. Zero-byte operations are not
- * checked (they are no-ops). */
+ * checked (they are no-ops). Every thread of a group runs its call's
+ * checks, and at a few KiB per block their instructions are a measurable
+ * part of the put: one combined test (no short-circuit branches) and one
+ * call site (docs/results/device-perf-2026-11-27-s16). */
 GSHMEMI_DEV void gshmemi_dev_check(const char *call, const char *what, const void *addr,
                                    size_t n, int pe)
 {
-    if (!gshmemi_dev_checks_on())
-        return;
-    if (pe < 0 || pe >= gshmemi_dstate.n_pes)
-        gshmemi_dev_fail_pe(call, pe);
-    if (!gshmemi_dev_in_heap(addr, n))
-        gshmemi_dev_fail_addr(call, what, addr, n);
+    bool ok = ((unsigned)pe < (unsigned)gshmemi_dstate.n_pes) & gshmemi_dev_in_heap(addr, n);
+    if (!ok && gshmemi_dev_checks_on())
+        gshmemi_dev_fail_check(call, what, addr, n, pe, true);
 }
 
 /* A local symmetric object (signals, ivars), naturally aligned. */
 GSHMEMI_DEV void gshmemi_dev_check_local(const char *call, const char *what,
                                          const void *addr, size_t n)
 {
-    if (!gshmemi_dev_checks_on())
-        return;
-    if (gshmemi_dstate.n_pes == 0)
-        gshmemi_dev_fail_state(call);
-    if (!gshmemi_dev_in_heap(addr, n) || ((uintptr_t)addr & (n - 1)) != 0)
-        gshmemi_dev_fail_addr(call, what, addr, n);
+    bool ok = (gshmemi_dstate.n_pes != 0) & gshmemi_dev_in_heap(addr, n) &
+              (((uintptr_t)addr & (n - 1)) == 0);
+    if (!ok && gshmemi_dev_checks_on())
+        gshmemi_dev_fail_check(call, what, addr, n, -1, false);
 }
 
 /* ---- address translation ----------------------------------------------------- */
 
 /* addr's twin at pe as a load/store address here, or NULL (queue path).
- * The first GSHMEMI_DEV_PEER_INLINE PEs from the state itself (constant
- * memory), the others from the peer table. */
+ * The first GSHMEMI_DEV_PEER_INLINE PEs from the state itself (one
+ * constant load: this PE's offset is 0, an unmapped PE's
+ * GSHMEMI_DEV_PEER_NONE), the others from the peer table. */
 GSHMEMI_DEV char *gshmemi_dev_peer_addr(const void *addr, int pe)
 {
     const gshmemi_dev_state_t &s = gshmemi_dstate;
+    if ((unsigned)pe < GSHMEMI_DEV_PEER_INLINE) {
+        int64_t d = s.peer_delta[pe];
+        return d == GSHMEMI_DEV_PEER_NONE ? NULL : (char *)addr + d;
+    }
     if (pe == s.my_pe)
         return (char *)addr;
-    if ((unsigned)pe < GSHMEMI_DEV_PEER_INLINE)
-        return ((s.peer_mask >> pe) & 1u) != 0 ? (char *)addr + s.peer_delta[pe] : NULL;
     if (s.peer_base == NULL)
         return NULL;
     char *b = (char *)gshmemi_dev_ldg_u64((const unsigned long long *)&s.peer_base[pe]);
@@ -220,26 +235,62 @@ GSHMEMI_DEV gshmemi_dev_group_t gshmemi_dev_block(void)
     return g;
 }
 
+/* True for a thread of a cooperative put or get (g of more than one
+ * thread) that has nothing to do: the copy is of 16-byte words (both
+ * addresses and n multiples of 16), none of them is this thread's, and pe
+ * is an inline peer that is mapped (so the copy takes the P2P path, which
+ * needs no group barrier). It leaves before the checks and the lookup: at
+ * a few KiB per block most of the block's warps have no word, and their
+ * setup competed with the others' (docs/results/device-perf-2026-11-27-s16).
+ * The threads that store run the checks. */
+GSHMEMI_DEV bool gshmemi_dev_group_idle(const void *a, const void *b, size_t n, int pe,
+                                        gshmemi_dev_group_t g)
+{
+    return g.size > 1 &&
+           (((unsigned)(uintptr_t)a | (unsigned)(uintptr_t)b | (unsigned)n) & 15u) == 0 &&
+           g.rank >= (n >> 4) && (unsigned)pe < GSHMEMI_DEV_PEER_INLINE &&
+           gshmemi_dstate.peer_delta[pe] != GSHMEMI_DEV_PEER_NONE;
+}
+
 /* ---- the copy loop --------------------------------------------------------------- */
 
 /* nw words of W from s to d, split over the group, with index type I.
  * Loads in flight per thread: 4 in groups under 256 threads (a thread's or
  * a warp's put is bound by the loads' latency: with 2, one thread's 4 KiB
- * put took 1.8x as long), 2 in larger ones (one block's 32-64 KiB put:
- * 35-43 GB/s with 2, 32-34 with 4, 34-39 with 1); the last words two at a
- * time (docs/results/device-perf-2026-11-26-s10). */
+ * put took 1.8x as long; docs/results/device-perf-2026-11-26-s10), the
+ * last words two at a time. In larger groups (blocks) one while each
+ * thread has at most two words (a grid's put of 128 KiB-4 MiB gives each
+ * block 1-32 KiB; a block's 4-32 KiB), two beyond: against two always, a
+ * grid's 128-512 KiB put 1.01-1.03x, a block's 4-16 KiB 1.06-1.07x, a
+ * block's 32 KiB 0.96x, still 1.15x NVSHMEM's; one always left a block's
+ * 2-16 MiB at 0.99x NVSHMEM, two give 1.01x
+ * (docs/results/device-perf-2026-11-27-s16). */
 template <typename W, typename I>
 GSHMEMI_DEV void gshmemi_dev_copy_words_i(W *d, const W *s, I nw, gshmemi_dev_group_t g)
 {
     I i = g.rank, st = g.size;
-    if (st < 256)
-        for (; i + 3 * st < nw; i += 4 * st) {
-            W a = s[i], b = s[i + st], c = s[i + 2 * st], e = s[i + 3 * st];
+    if (st >= 256) {
+        if (nw <= 2 * st) {
+            for (; i < nw; i += st)
+                d[i] = s[i];
+            return;
+        }
+        for (; i + st < nw; i += 2 * st) {
+            W a = s[i], b = s[i + st];
             d[i] = a;
             d[i + st] = b;
-            d[i + 2 * st] = c;
-            d[i + 3 * st] = e;
         }
+        if (i < nw)
+            d[i] = s[i];
+        return;
+    }
+    for (; i + 3 * st < nw; i += 4 * st) {
+        W a = s[i], b = s[i + st], c = s[i + 2 * st], e = s[i + 3 * st];
+        d[i] = a;
+        d[i + st] = b;
+        d[i + 2 * st] = c;
+        d[i + 3 * st] = e;
+    }
     for (; i + st < nw; i += 2 * st) {
         W a = s[i], b = s[i + st];
         d[i] = a;
@@ -364,13 +415,16 @@ GSHMEMI_DEV bool gshmemi_dev_copy_edges(char **dp, const char **sp, size_t *np,
  * case (both addresses and n multiples of 16) decides with one test and
  * goes straight to the one 16-byte loop, which the other 16-byte cases
  * reach too (gshmemi_dev_copy_edges narrows them): one copy of that loop
- * keeps put_bw's kernel at 40 registers (two took it to 56). */
-GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_dev_group_t g)
+ * (two took put_bw's kernel from 40 registers to 56). addr_bits:
+ * the low bits of both addresses, or of their untranslated twins
+ * (gshmemi_dev_copy_p2p), for that one test. */
+GSHMEMI_DEV void gshmemi_dev_copy_as(void *dst, const void *src, size_t n, gshmemi_dev_group_t g,
+                                     unsigned addr_bits)
 {
     char *d = (char *)dst;
     const char *s = (const char *)src;
-    unsigned addr_bits = (unsigned)(uintptr_t)d | (unsigned)(uintptr_t)s;   /* low bits of both */
     if (((addr_bits | (unsigned)n) & 15u) != 0) {
+        addr_bits = (unsigned)(uintptr_t)d | (unsigned)(uintptr_t)s;
         unsigned m = (unsigned)n - 1u;
         /* 1, 2, 4 or 8 bytes, both aligned to it: one word */
         if (n - 1 < 15 && (n & m) == 0 && (addr_bits & m) == 0) {
@@ -381,6 +435,73 @@ GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_
             return;
     }
     gshmemi_dev_copy_words((int4 *)d, (const int4 *)s, n >> 4, g);   /* the common case */
+}
+
+GSHMEMI_DEV void gshmemi_dev_copy(void *dst, const void *src, size_t n, gshmemi_dev_group_t g)
+{
+    gshmemi_dev_copy_as(dst, src, n, g, (unsigned)(uintptr_t)dst | (unsigned)(uintptr_t)src);
+}
+
+/* A P2P put or get: d or s translated to a peer, the 16-byte test on the
+ * untranslated addresses a, b (a peer's heap shares this one's 16-byte
+ * alignment), so it does not wait for the lookup. */
+GSHMEMI_DEV void gshmemi_dev_copy_p2p(void *d, const void *s, size_t n, gshmemi_dev_group_t g,
+                                      const void *a, const void *b)
+{
+    gshmemi_dev_copy_as(d, s, n, g, (unsigned)(uintptr_t)a | (unsigned)(uintptr_t)b);
+}
+
+/* ---- a thread's small put: the source first ------------------------------------ */
+
+/* A thread's put of at most GSHMEMI_DEV_SMALL_WORDS 8-byte words (dest,
+ * source and n multiples of 8) is bound by latency, not bandwidth. The
+ * copy loop issues its loads once the peer address and its alignment are
+ * known, after the checks and the lookup; a small put loads its words
+ * before them (gshmemi_dev_small_load), so the source's latency (an L2
+ * hit: the acquire of a wait, or the system fence of a previous signal,
+ * leaves L1 empty) runs under that work instead of after it. nw 0: not a
+ * small put (gshmemi_dev_small_none: the group forms, which the compiler
+ * then drops the path from). */
+#define GSHMEMI_DEV_SMALL_WORDS 4u   /* 8 (64 B): more registers, 64 B 0.96 -> 0.92 (s16) */
+
+typedef struct gshmemi_dev_small {
+    uint64_t w[GSHMEMI_DEV_SMALL_WORDS];
+    unsigned nw;   /* words loaded; 0: not a small put */
+} gshmemi_dev_small_t;
+
+GSHMEMI_DEV gshmemi_dev_small_t gshmemi_dev_small_none(void)
+{
+    gshmemi_dev_small_t v;
+    v.nw = 0;
+    return v;
+}
+
+GSHMEMI_DEV gshmemi_dev_small_t gshmemi_dev_small_load(const void *dest, const void *source,
+                                                       size_t n)
+{
+    gshmemi_dev_small_t v;
+    v.nw = 0;
+    if (n - 1 >= 8 * GSHMEMI_DEV_SMALL_WORDS ||
+        (((unsigned)(uintptr_t)dest | (unsigned)(uintptr_t)source | (unsigned)n) & 7u) != 0)
+        return v;
+    const uint64_t *s = (const uint64_t *)source;
+    v.nw = (unsigned)n >> 3;
+#pragma unroll
+    for (unsigned i = 0; i < GSHMEMI_DEV_SMALL_WORDS; i++)
+        if (i < v.nw)
+            v.w[i] = s[i];
+    return v;
+}
+
+/* Stores a small put's words at d, its peer address (which shares dest's
+ * alignment: gshmemi_dev_state_t.peer_delta). */
+GSHMEMI_DEV void gshmemi_dev_small_store(char *d, const gshmemi_dev_small_t &v)
+{
+    uint64_t *w = (uint64_t *)d;
+#pragma unroll
+    for (unsigned i = 0; i < GSHMEMI_DEV_SMALL_WORDS; i++)
+        if (i < v.nw)
+            w[i] = v.w[i];
 }
 
 /* gshmemi_dev_exch_u32/_u64 (relaxed, system scope): impl/gshmem_dev_port.h */

@@ -31,16 +31,23 @@ GSHMEMI_DEV_API void *gshmem_ptr(const void *addr, int pe)
 
 /* The put and get every form goes through: g splits the bytes (P2P path);
  * on the queue path the group's rank 0 posts one entry for the whole range
- * once the group reached the call. blocking: see gshmemi_devq_put/_get. */
+ * once the group reached the call. blocking: see gshmemi_devq_put/_get.
+ * sm: a thread's small put, its words already loaded (gshmemi_dev_small_load;
+ * gshmemi_dev_small_none otherwise). A group's threads with nothing to copy
+ * leave first (gshmemi_dev_group_idle). */
 GSHMEMI_DEV void gshmemi_dev_put(const char *call, void *dest, const void *source, size_t n,
-                                 int pe, gshmemi_dev_group_t g, bool blocking)
+                                 int pe, gshmemi_dev_group_t g, bool blocking,
+                                 const gshmemi_dev_small_t &sm)
 {
-    if (n == 0)
+    if (n == 0 || gshmemi_dev_group_idle(dest, source, n, pe, g))
         return;
     gshmemi_dev_check(call, "dest", dest, n, pe);
     char *r = gshmemi_dev_peer_addr(dest, pe);
     if (r != NULL) {
-        gshmemi_dev_copy(r, source, n, g);
+        if (sm.nw != 0)
+            gshmemi_dev_small_store(r, sm);
+        else
+            gshmemi_dev_copy_p2p(r, source, n, g, dest, source);
         return;
     }
     gshmemi_devq_group_sync(g);
@@ -51,12 +58,12 @@ GSHMEMI_DEV void gshmemi_dev_put(const char *call, void *dest, const void *sourc
 GSHMEMI_DEV void gshmemi_dev_get(const char *call, void *dest, const void *source, size_t n,
                                  int pe, gshmemi_dev_group_t g, bool blocking)
 {
-    if (n == 0)
+    if (n == 0 || gshmemi_dev_group_idle(dest, source, n, pe, g))
         return;
     gshmemi_dev_check(call, "source", source, n, pe);
     char *r = gshmemi_dev_peer_addr(source, pe);
     if (r != NULL) {
-        gshmemi_dev_copy(dest, r, n, g);
+        gshmemi_dev_copy_p2p(dest, r, n, g, dest, source);
         return;
     }
     gshmemi_devq_group_sync(g);
@@ -73,13 +80,14 @@ extern "C" {
  * one when its entry is complete (delivered). */
 GSHMEMI_DEV_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_dev_put("gshmem_putmem", dest, source, nelems, pe, gshmemi_dev_thread(), true);
+    gshmemi_dev_put("gshmem_putmem", dest, source, nelems, pe, gshmemi_dev_thread(), true,
+                    gshmemi_dev_small_load(dest, source, nelems));
 }
 
 GSHMEMI_DEV_API void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
     gshmemi_dev_put("gshmem_putmem_nbi", dest, source, nelems, pe, gshmemi_dev_thread(),
-                    false);
+                    false, gshmemi_dev_small_load(dest, source, nelems));
 }
 
 GSHMEMI_DEV_API void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
@@ -99,7 +107,7 @@ GSHMEMI_DEV void gshmemx_putmem_warp(void *dest, const void *source, size_t nele
 {
     gshmemi_dev_lanemask_t mask;
     gshmemi_dev_put("gshmemx_putmem_warp", dest, source, nelems, pe, gshmemi_dev_warp(&mask),
-                    true);
+                    true, gshmemi_dev_small_none());
     gshmemi_dev_syncwarp(mask);
 }
 
@@ -107,20 +115,20 @@ GSHMEMI_DEV void gshmemx_putmem_nbi_warp(void *dest, const void *source, size_t 
 {
     gshmemi_dev_lanemask_t mask;
     gshmemi_dev_put("gshmemx_putmem_nbi_warp", dest, source, nelems, pe,
-                    gshmemi_dev_warp(&mask), false);
+                    gshmemi_dev_warp(&mask), false, gshmemi_dev_small_none());
 }
 
 GSHMEMI_DEV void gshmemx_putmem_block(void *dest, const void *source, size_t nelems, int pe)
 {
     gshmemi_dev_put("gshmemx_putmem_block", dest, source, nelems, pe, gshmemi_dev_block(),
-                    true);
+                    true, gshmemi_dev_small_none());
     __syncthreads();
 }
 
 GSHMEMI_DEV void gshmemx_putmem_nbi_block(void *dest, const void *source, size_t nelems, int pe)
 {
     gshmemi_dev_put("gshmemx_putmem_nbi_block", dest, source, nelems, pe, gshmemi_dev_block(),
-                    false);
+                    false, gshmemi_dev_small_none());
 }
 
 GSHMEMI_DEV void gshmemx_getmem_warp(void *dest, const void *source, size_t nelems, int pe)
@@ -190,7 +198,8 @@ extern "C" {
     GSHMEMI_DEV_API void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) \
     {                                                                                  \
         gshmemi_dev_put("gshmem_" #N "_put", dest, source, nelems * sizeof(T), pe,     \
-                        gshmemi_dev_thread(), true);                                   \
+                        gshmemi_dev_thread(), true,                                    \
+                        gshmemi_dev_small_load(dest, source, nelems * sizeof(T)));     \
     }                                                                                  \
     GSHMEMI_DEV_API void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) \
     {                                                                                  \
@@ -201,7 +210,8 @@ extern "C" {
                                           int pe)                                      \
     {                                                                                  \
         gshmemi_dev_put("gshmem_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe, \
-                        gshmemi_dev_thread(), false);                                  \
+                        gshmemi_dev_thread(), false,                                   \
+                        gshmemi_dev_small_load(dest, source, nelems * sizeof(T)));     \
     }                                                                                  \
     GSHMEMI_DEV_API void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, \
                                           int pe)                                      \

@@ -25,14 +25,17 @@ extern "C" {
 #endif
 
 /* Bump on any change of gshmemi_dev_state_t's layout or meaning (2: the
- * device teams, team_area; 3: the inline peer table). */
-#define GSHMEMI_DEV_STATE_ABI 3u
+ * device teams, team_area; 3: the inline peer table; 4: that table holds
+ * this PE and marks unmapped PEs itself, no mask). */
+#define GSHMEMI_DEV_STATE_ABI 4u
 
 /* PEs whose heap offsets the state holds itself (peer_delta): their
- * address lookup is a constant-cache hit, where the peer_base table is a
- * global load that a system fence sends back to L2 (0.13 us a put,
+ * address lookup is one constant-cache load, where the peer_base table is
+ * a global load that a system fence sends back to L2 (0.13 us a put,
  * docs/results/device-perf-2026-11-26). */
 #define GSHMEMI_DEV_PEER_INLINE 16
+/* peer_delta of a PE not reachable by load/store (and of pe >= n_pes) */
+#define GSHMEMI_DEV_PEER_NONE INT64_MIN
 
 /* Bytes the runtime reserves in the symmetric heap for the device
  * barriers (same offset on every PE; zeroed before the init barrier).
@@ -106,10 +109,11 @@ typedef struct gshmemi_dev_state {
      * NULL when not published */
     char *team_area;
     uint64_t reserved[3];     /* zero */
-    /* peer_base[pe] - heap_base for pe < GSHMEMI_DEV_PEER_INLINE, where
-     * bit pe of peer_mask says the PE is mapped (0 elsewhere) */
-    uint32_t peer_mask;
-    uint32_t pad0;
+    /* peer_base[pe] - heap_base for pe < GSHMEMI_DEV_PEER_INLINE: 0 for
+     * this PE, GSHMEMI_DEV_PEER_NONE for one not mapped. Every mapped
+     * PE's offset (inline or in peer_base) is a multiple of 16 (the
+     * library checks it at init): a copy takes its word width from the
+     * untranslated addresses. */
     int64_t peer_delta[GSHMEMI_DEV_PEER_INLINE];
 } gshmemi_dev_state_t;
 

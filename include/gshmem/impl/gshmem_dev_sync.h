@@ -91,11 +91,11 @@ GSHMEMI_DEV void gshmemi_dev_signal_p2p(uint64_t *r, uint64_t signal, int sig_op
 /* Every put-with-signal form: P2P: the group copies, syncs, rank 0 signals;
  * queue path: rank 0 posts one PUT_SIGNAL entry once the group reached the
  * call. blocking: the group syncs at the end (and, on the queue path, rank 0
- * waited for completion first). */
+ * waited for completion first). sm: as gshmemi_dev_put's. */
 GSHMEMI_DEV void gshmemi_dev_put_signal(const char *call, void *dest, const void *source,
                                         size_t n, uint64_t *sig_addr, uint64_t signal,
                                         int sig_op, int pe, gshmemi_dev_group_t g,
-                                        bool blocking)
+                                        bool blocking, const gshmemi_dev_small_t &sm)
 {
     gshmemi_dev_check(call, "sig_addr", sig_addr, sizeof(uint64_t), pe);
     if (n > 0)
@@ -105,8 +105,11 @@ GSHMEMI_DEV void gshmemi_dev_put_signal(const char *call, void *dest, const void
     uint64_t *r = (uint64_t *)gshmemi_dev_peer_addr(sig_addr, pe);
     if (r != NULL) {
         /* dest is in the same heap: its twin is as far from it as sig_addr's */
-        if (n > 0)
-            gshmemi_dev_copy((char *)dest + ((char *)r - (char *)sig_addr), source, n, g);
+        char *d = (char *)dest + ((char *)r - (char *)sig_addr);
+        if (sm.nw != 0)
+            gshmemi_dev_small_store(d, sm);
+        else if (n > 0)
+            gshmemi_dev_copy_p2p(d, source, n, g, dest, source);
         gshmemi_devq_group_sync(g);
         if (g.rank == 0)
             gshmemi_dev_signal_p2p(r, signal, sig_op);
@@ -126,7 +129,8 @@ GSHMEMI_DEV_API void gshmem_putmem_signal(void *dest, const void *source, size_t
                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
     gshmemi_dev_put_signal("gshmem_putmem_signal", dest, source, nelems, sig_addr, signal,
-                           sig_op, pe, gshmemi_dev_thread(), true);
+                           sig_op, pe, gshmemi_dev_thread(), true,
+                           gshmemi_dev_small_load(dest, source, nelems));
 }
 
 GSHMEMI_DEV_API void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
@@ -134,7 +138,8 @@ GSHMEMI_DEV_API void gshmem_putmem_signal_nbi(void *dest, const void *source, si
                                           int pe)
 {
     gshmemi_dev_put_signal("gshmem_putmem_signal_nbi", dest, source, nelems, sig_addr,
-                           signal, sig_op, pe, gshmemi_dev_thread(), false);
+                           signal, sig_op, pe, gshmemi_dev_thread(), false,
+                           gshmemi_dev_small_load(dest, source, nelems));
 }
 
 GSHMEMI_DEV void gshmemx_putmem_signal_warp(void *dest, const void *source, size_t nelems,
@@ -143,7 +148,8 @@ GSHMEMI_DEV void gshmemx_putmem_signal_warp(void *dest, const void *source, size
 {
     gshmemi_dev_lanemask_t mask;
     gshmemi_dev_put_signal("gshmemx_putmem_signal_warp", dest, source, nelems, sig_addr,
-                           signal, sig_op, pe, gshmemi_dev_warp(&mask), true);
+                           signal, sig_op, pe, gshmemi_dev_warp(&mask), true,
+                           gshmemi_dev_small_none());
 }
 
 GSHMEMI_DEV void gshmemx_putmem_signal_nbi_warp(void *dest, const void *source, size_t nelems,
@@ -152,7 +158,8 @@ GSHMEMI_DEV void gshmemx_putmem_signal_nbi_warp(void *dest, const void *source, 
 {
     gshmemi_dev_lanemask_t mask;
     gshmemi_dev_put_signal("gshmemx_putmem_signal_nbi_warp", dest, source, nelems, sig_addr,
-                           signal, sig_op, pe, gshmemi_dev_warp(&mask), false);
+                           signal, sig_op, pe, gshmemi_dev_warp(&mask), false,
+                           gshmemi_dev_small_none());
 }
 
 GSHMEMI_DEV void gshmemx_putmem_signal_block(void *dest, const void *source, size_t nelems,
@@ -160,7 +167,8 @@ GSHMEMI_DEV void gshmemx_putmem_signal_block(void *dest, const void *source, siz
                                              int pe)
 {
     gshmemi_dev_put_signal("gshmemx_putmem_signal_block", dest, source, nelems, sig_addr,
-                           signal, sig_op, pe, gshmemi_dev_block(), true);
+                           signal, sig_op, pe, gshmemi_dev_block(), true,
+                           gshmemi_dev_small_none());
 }
 
 GSHMEMI_DEV void gshmemx_putmem_signal_nbi_block(void *dest, const void *source, size_t nelems,
@@ -168,7 +176,8 @@ GSHMEMI_DEV void gshmemx_putmem_signal_nbi_block(void *dest, const void *source,
                                                  int sig_op, int pe)
 {
     gshmemi_dev_put_signal("gshmemx_putmem_signal_nbi_block", dest, source, nelems, sig_addr,
-                           signal, sig_op, pe, gshmemi_dev_block(), false);
+                           signal, sig_op, pe, gshmemi_dev_block(), false,
+                           gshmemi_dev_small_none());
 }
 
 GSHMEMI_DEV_API uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)

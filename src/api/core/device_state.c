@@ -116,24 +116,30 @@ static gshmemi_transport_t *gshmemi_dstate_peer_tp(gshmemi_state_t *g, void *con
     return NULL;
 }
 
-/* The inline peer table (gshmemi_dev_state_t.peer_mask, peer_delta): the
- * same bases as tp's device table, from its host view (ops->ptr). */
-static void gshmemi_dstate_peer_inline(gshmemi_dev_state_t *s, gshmemi_transport_t *tp)
+int gshmemi_device_state_peers(gshmemi_dev_state_t *s, gshmemi_transport_t *tp)
 {
-    int n = s->n_pes < GSHMEMI_DEV_PEER_INLINE ? s->n_pes : GSHMEMI_DEV_PEER_INLINE;
-
-    for (int pe = 0; pe < n; pe++) {
+    for (int pe = 0; pe < GSHMEMI_DEV_PEER_INLINE; pe++)
+        s->peer_delta[pe] = pe == s->my_pe ? 0 : GSHMEMI_DEV_PEER_NONE;
+    for (int pe = 0; tp != NULL && pe < s->n_pes; pe++) {
         void *b = tp->ops->ptr(tp, pe, 0);
-        if (b != NULL) {
-            s->peer_mask |= 1u << pe;
-            s->peer_delta[pe] = (int64_t)((uintptr_t)b - (uintptr_t)s->heap_base);
+        if (b == NULL)
+            continue;
+        int64_t d = (int64_t)((uintptr_t)b - (uintptr_t)s->heap_base);
+        if ((d & 15) != 0) {
+            GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "device state: PE %d's heap is mapped at %p, "
+                          "%lld bytes from this PE's heap %p, not a multiple of 16: the "
+                          "device copy needs both heaps to share their 16-byte alignment",
+                          pe, b, (long long)d, (void *)s->heap_base);
+            return GSHMEM_ERR_TRANSPORT;
         }
+        if (pe < GSHMEMI_DEV_PEER_INLINE)
+            s->peer_delta[pe] = d;
     }
+    return GSHMEM_SUCCESS;
 }
 
 /* The barrier area, then the team area: one reservation. */
 #define GSHMEMI_DSTATE_RESERVED (GSHMEMI_DEV_SYNC_BYTES + GSHMEMI_DEV_TEAM_AREA_BYTES)
-_Static_assert(GSHMEMI_DEV_PEER_INLINE <= 32, "peer_mask has a bit per inline peer");
 _Static_assert(GSHMEMI_DEV_TEAM_SLOTS == GSHMEM_TEAM_MAX,
                "one device team descriptor per team slot");
 _Static_assert(sizeof(gshmemi_dev_team_t) * GSHMEMI_DEV_TEAM_SLOTS ==
@@ -171,10 +177,13 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     s.heap_size = g->heap.size;
     /* GSHMEM_DEVICE_QUEUE_ONLY: no load/store peers for the device (the host
      * transports still use them): every remote call takes the queue path */
-    if (!g->cfg.device_queue_only) {
-        gshmemi_transport_t *ptp = gshmemi_dstate_peer_tp(g, &s.peer_base);
-        if (ptp != NULL)
-            gshmemi_dstate_peer_inline(&s, ptp);
+    gshmemi_transport_t *ptp = NULL;
+    if (!g->cfg.device_queue_only)
+        ptp = gshmemi_dstate_peer_tp(g, &s.peer_base);
+    rc = gshmemi_device_state_peers(&s, ptp);
+    if (rc != 0) {
+        gshmemi_alloc_put(g->heap.alloc, off);
+        return rc;
     }
     s.sync_base = sync;
     s.sync_off = off;

@@ -16,6 +16,14 @@
  * heaps) and returns 0. */
 int gshmemi_device_state_setup(gshmemi_state_t *g);
 
+/* Fills s->peer_delta (s->my_pe, n_pes and heap_base set): this PE at 0,
+ * the PEs below GSHMEMI_DEV_PEER_INLINE that tp maps (ops->ptr) at their
+ * heap's offset from this one, GSHMEMI_DEV_PEER_NONE elsewhere; tp NULL:
+ * no PE mapped. Returns 0, or GSHMEM_ERR_TRANSPORT (logged) when a mapped
+ * heap, inline or not, is not a multiple of 16 bytes from this one (the
+ * device copy takes its word width from untranslated addresses). */
+int gshmemi_device_state_peers(gshmemi_dev_state_t *s, gshmemi_transport_t *tp);
+
 /* The device copy of team slot's descriptor (gshmemi_dev_team_t): members
  * pes[0 .. size) (ascending world PEs), this PE at my_idx; pes NULL or
  * size 0: the slot holds no team. Written in place in the team area (a
