@@ -13,9 +13,9 @@
  * counter) as `stride`. No gshmem runtime, no communication: the kernel's
  * rate at small batches, where the torch op trails its large-batch rate.
  *
- * Inputs drawn as gshmem-dlrm's generator draws them (bag lengths uniform
- * in [1, lmax], indices uniform over the rows; fp32 weights), from a hash
- * of the probe's own (the same distributions, not dlrm_gen.h's values).
+ * Inputs from gshmem-dlrm's own generator (dlrm_gen.h, seed 1: bag
+ * lengths uniform in [1, lmax], indices uniform over the rows, fp32
+ * weights), table t here being global table t.
  * Every way's output is compared bit for bit with `bag`'s, and 64 bags of
  * it with a double-precision sum on the host, before anything is timed.
  *
@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlrm_gen.h"
 #include "dlrm_plan.h"
 #include "dlrm_pool.cuh"
 
@@ -59,27 +60,7 @@ typedef struct {
     int64_t R, ld;
 } probe_args_t;
 
-static __host__ __device__ uint64_t probe_hash(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static __global__ void probe_fill_w(float *w, int64_t n)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        w[i] = (float)(probe_hash((uint64_t)i) >> 40) * (1.0f / 16777216.0f) - 0.5f;
-}
-
-static __global__ void probe_fill_idx(int64_t *idx, int64_t n, int64_t R, uint64_t seed)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        idx[i] = (int64_t)(probe_hash(seed ^ (uint64_t)i) % (uint64_t)R);
-}
+#define PROBE_SEED 1u
 
 /* Item i (dlrm_item_decode, table order, destinations 0..P-1): its bags
  * of table it.t, samples it.q * B/P + [it.b0, it.b0 + it.n). */
@@ -173,25 +154,28 @@ static int cmp_float(const void *x, const void *y)
 static void probe_inputs(probe_args_t *a, int lmax, int64_t **off_h_p, int64_t **idx_h_p)
 {
     const int64_t T = a->p.tn, B = a->p.B;
+    const dlrm_seeds_t s = dlrm_seeds(PROBE_SEED);
     int64_t *off_h = (int64_t *)malloc(sizeof(int64_t) * (size_t)(T * (B + 1)));
     int64_t total = 0;
     for (int64_t t = 0; t < T; t++) {
         int64_t *o = off_h + t * (B + 1);
         o[0] = total;
         for (int64_t b = 0; b < B; b++)
-            o[b + 1] = o[b] + 1 + (int64_t)(probe_hash(0x5eedull ^ (uint64_t)(t * B + b)) %
-                                             (uint64_t)lmax);
+            o[b + 1] = o[b] + dlrm_gen_len(s, t, b, lmax, 0);
         total = o[B];
+    }
+    int64_t *idx_h = (int64_t *)malloc(sizeof(int64_t) * (size_t)total);
+    for (int64_t t = 0; t < T; t++) {
+        const int64_t *o = off_h + t * (B + 1);
+        for (int64_t k = 0; k < o[B] - o[0]; k++)
+            idx_h[o[0] + k] = dlrm_gen_idx(s, t, k, a->R);
     }
     int64_t *off_d, *idx_d;
     PROBE_CK(cudaMalloc(&off_d, sizeof(int64_t) * (size_t)(T * (B + 1))));
     PROBE_CK(cudaMemcpy(off_d, off_h, sizeof(int64_t) * (size_t)(T * (B + 1)),
                         cudaMemcpyHostToDevice));
     PROBE_CK(cudaMalloc(&idx_d, sizeof(int64_t) * (size_t)total));
-    probe_fill_idx<<<1024, 256>>>(idx_d, total, a->R, (uint64_t)B);
-    PROBE_CK(cudaGetLastError());
-    int64_t *idx_h = (int64_t *)malloc(sizeof(int64_t) * (size_t)total);
-    PROBE_CK(cudaMemcpy(idx_h, idx_d, sizeof(int64_t) * (size_t)total, cudaMemcpyDeviceToHost));
+    PROBE_CK(cudaMemcpy(idx_d, idx_h, sizeof(int64_t) * (size_t)total, cudaMemcpyHostToDevice));
     a->off = off_d;
     a->idx = idx_d;
     *off_h_p = off_h;
@@ -207,8 +191,8 @@ static int probe_check_ref(const probe_args_t *a, const float *out_h, const int6
     double *sum = (double *)malloc(sizeof(double) * (size_t)D);
     int bad = 0;
     for (int k = 0; k < 64 && !bad; k++) {
-        const int64_t t = (int64_t)(probe_hash(77 + k) % (uint64_t)a->p.tn);
-        const int64_t b = (int64_t)(probe_hash(99 + k) % (uint64_t)a->p.B);
+        const int64_t t = (int64_t)(dlrm_mix(77u, (uint32_t)k) % (uint32_t)a->p.tn);
+        const int64_t b = (int64_t)(dlrm_mix(99u, (uint32_t)k) % (uint32_t)a->p.B);
         const int64_t *o = off_h + t * (a->p.B + 1) + b;
         memset(sum, 0, sizeof(double) * (size_t)D);
         for (int64_t l = o[0]; l < o[1]; l++) {
@@ -258,7 +242,9 @@ int main(int argc, char **argv)
     }
     float *w;
     PROBE_CK(cudaMalloc(&w, sizeof(float) * (size_t)(T * R * D)));
-    probe_fill_w<<<4096, 256>>>(w, (int64_t)T * R * D);
+    for (int t = 0; t < T; t++)
+        dlrm_gen_w_kernel<float><<<2048, 256>>>(w + (size_t)t * R * D, t, R, D,
+                                                dlrm_seeds(PROBE_SEED));
     PROBE_CK(cudaGetLastError());
     unsigned long long *ctr;
     PROBE_CK(cudaMalloc(&ctr, sizeof(unsigned long long) * 65));

@@ -152,8 +152,10 @@ GSHMEMI_DEV_COLD void gshmemi_dev_fail_check(const char *call, const char *what,
 GSHMEMI_DEV void gshmemi_dev_check(const char *call, const char *what, const void *addr,
                                    size_t n, int pe)
 {
+    if (!gshmemi_dev_checks_on())
+        return;
     bool ok = ((unsigned)pe < (unsigned)gshmemi_dstate.n_pes) & gshmemi_dev_in_heap(addr, n);
-    if (!ok && gshmemi_dev_checks_on())
+    if (!ok)
         gshmemi_dev_fail_check(call, what, addr, n, pe, true);
 }
 
@@ -161,9 +163,11 @@ GSHMEMI_DEV void gshmemi_dev_check(const char *call, const char *what, const voi
 GSHMEMI_DEV void gshmemi_dev_check_local(const char *call, const char *what,
                                          const void *addr, size_t n)
 {
+    if (!gshmemi_dev_checks_on())
+        return;
     bool ok = (gshmemi_dstate.n_pes != 0) & gshmemi_dev_in_heap(addr, n) &
               (((uintptr_t)addr & (n - 1)) == 0);
-    if (!ok && gshmemi_dev_checks_on())
+    if (!ok)
         gshmemi_dev_fail_check(call, what, addr, n, -1, false);
 }
 
@@ -255,42 +259,36 @@ GSHMEMI_DEV bool gshmemi_dev_group_idle(const void *a, const void *b, size_t n, 
 /* ---- the copy loop --------------------------------------------------------------- */
 
 /* nw words of W from s to d, split over the group, with index type I.
- * Loads in flight per thread: 4 in groups under 256 threads (a thread's or
- * a warp's put is bound by the loads' latency: with 2, one thread's 4 KiB
- * put took 1.8x as long; docs/results/device-perf-2026-11-26-s10), the
- * last words two at a time. In larger groups (blocks) one while each
- * thread has at most two words (a grid's put of 128 KiB-4 MiB gives each
- * block 1-32 KiB; a block's 4-32 KiB), two beyond: against two always, a
- * grid's 128-512 KiB put 1.01-1.03x, a block's 4-16 KiB 1.06-1.07x, a
- * block's 32 KiB 0.96x, still 1.15x NVSHMEM's; one always left a block's
- * 2-16 MiB at 0.99x NVSHMEM, two give 1.01x
- * (docs/results/device-perf-2026-11-27-s16). */
+ * Loads in flight per thread: in groups under 256 threads four, the last
+ * words two at a time (a thread's or a warp's put is bound by the loads'
+ * latency: with two, one thread's 4 KiB put took 1.8x as long;
+ * docs/results/device-perf-2026-11-26-s10). In larger groups (blocks) as
+ * many as a thread's words ask for: one while each thread has at most two
+ * words (a grid's put of 128 KiB-4 MiB gives each block 1-32 KiB; a
+ * block's 4-32 KiB), four from 16 words a thread (a block's 256 KiB and
+ * more: 1.02-1.05x two, which left a block's 256 KiB-1 MiB 1.005x
+ * NVSHMEM's), two between: against two always, a grid's 128-512 KiB put
+ * 1.01-1.03x, a block's 4-16 KiB 1.06-1.07x (docs/results/
+ * device-perf-2026-11-27-s16, -s17). The loop for four in blocks costs a
+ * block's 4-64 KiB put 1-4 % (code placement: those sizes never reach
+ * it), still 1.06-1.25x NVSHMEM's. */
 template <typename W, typename I>
 GSHMEMI_DEV void gshmemi_dev_copy_words_i(W *d, const W *s, I nw, gshmemi_dev_group_t g)
 {
     I i = g.rank, st = g.size;
-    if (st >= 256) {
-        if (nw <= 2 * st) {
-            for (; i < nw; i += st)
-                d[i] = s[i];
-            return;
-        }
-        for (; i + st < nw; i += 2 * st) {
-            W a = s[i], b = s[i + st];
-            d[i] = a;
-            d[i + st] = b;
-        }
-        if (i < nw)
+    if (st >= 256 && nw <= 2 * st) {
+        for (; i < nw; i += st)
             d[i] = s[i];
         return;
     }
-    for (; i + 3 * st < nw; i += 4 * st) {
-        W a = s[i], b = s[i + st], c = s[i + 2 * st], e = s[i + 3 * st];
-        d[i] = a;
-        d[i + st] = b;
-        d[i + 2 * st] = c;
-        d[i + 3 * st] = e;
-    }
+    if (st < 256 || nw >= 16 * st)
+        for (; i + 3 * st < nw; i += 4 * st) {
+            W a = s[i], b = s[i + st], c = s[i + 2 * st], e = s[i + 3 * st];
+            d[i] = a;
+            d[i + st] = b;
+            d[i + 2 * st] = c;
+            d[i + 3 * st] = e;
+        }
     for (; i + st < nw; i += 2 * st) {
         W a = s[i], b = s[i + st];
         d[i] = a;
