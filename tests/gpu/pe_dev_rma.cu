@@ -6,7 +6,8 @@
  * target, including that the bytes around each segment stayed untouched.
  * Also my_pe, n_pes and gshmem_ptr. At 18 PEs, PEs 15 and 16 reach their
  * right neighbours past the device state's inline peer table. And that
- * symmetric allocations on a CUDA heap are 256-byte aligned. */
+ * symmetric allocations on a CUDA heap are 256-byte aligned. And a
+ * block's put and get of 128-304 KiB, many words a thread (run_wide). */
 #include "pe_dev.h"
 
 #define BUF (64u << 10)
@@ -218,6 +219,75 @@ static void run_align(void)
         gshmem_free(p[i]);
 }
 
+/* ---- a block's put with many words a thread ---------------------------------------- */
+
+/* A block of 256 threads or more keeps four loads in flight once each
+ * thread has 16 or more 16-byte words (gshmemi_dev_copy_words_i), then
+ * two, then one: these cover the four-word loop's exact end (16 words a
+ * thread), it with the two-word loop and a one-word tail after it, and
+ * it behind a 13-byte head and a tail. offset, length (bytes), threads. */
+#define WIDE_BUF (384u << 10)
+#define N_WIDE 3
+static const unsigned wide_off[N_WIDE] = {16, 16, 35};
+static const unsigned wide_len[N_WIDE] = {16u * 512 * 16, (19u * 1024 + 7) * 16,
+                                          17u * 1024 * 16 + 100};
+static const unsigned wide_threads[N_WIDE] = {512, 1024, 1024};
+
+__global__ void k_wide(unsigned char *dst, const unsigned char *src, size_t n, int pe, int v)
+{
+    switch (v) {
+    case 0: gshmemx_putmem_block(dst, src, n, pe); break;
+    case 1: gshmemx_putmem_nbi_block(dst, src, n, pe); break;
+    default: gshmemx_getmem_block(dst, src, n, pe); break;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        gshmem_quiet();
+}
+
+/* buf: pattern(pe) on [off, off + len), SENTINEL elsewhere. */
+__global__ void k_verify_wide(const unsigned char *buf, size_t off, size_t len, int pe, int c,
+                              int v, int *errs)
+{
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < WIDE_BUF;
+         i += gridDim.x * blockDim.x) {
+        unsigned char want = i >= off && i < off + len ? pattern(pe, i) : SENTINEL;
+        DEV_EXPECT(errs, buf[i] == want,
+                   "wide case %d variant %d: byte %llu is %u, want %u (from PE %d)", c, v,
+                   (unsigned long long)i, buf[i], want, pe);
+    }
+}
+
+static void run_wide(int me, int left, int right, int *errs)
+{
+    unsigned char *src = (unsigned char *)pe_dev_sym(WIDE_BUF);
+    unsigned char *dst = (unsigned char *)pe_dev_sym(WIDE_BUF);
+    unsigned char *loc = NULL;
+    CU(cudaMalloc((void **)&loc, WIDE_BUF));
+    k_fill<<<64, 256>>>(src, WIDE_BUF, me);
+    CU_SYNC();
+    for (int c = 0; c < N_WIDE; c++)
+        for (int v = 0; v < 3; v++) {   /* putmem_block, putmem_nbi_block, getmem_block */
+            unsigned char *d = v < 2 ? dst : loc;
+            k_fill<<<64, 256>>>(d, WIDE_BUF, -1);
+            CU_SYNC();
+            gshmem_barrier_all();
+            k_wide<<<1, wide_threads[c]>>>(d + wide_off[c], src + wide_off[c], wide_len[c],
+                                            right, v);
+            CU_SYNC();
+            gshmem_barrier_all();
+            k_verify_wide<<<64, 256>>>(d, wide_off[c], wide_len[c], v < 2 ? left : right, c, v,
+                                       errs);
+            CU_SYNC();
+            pe_dev_errs_check(errs, v < 2 ? "putmem_block, many words a thread"
+                                          : "getmem_block, many words a thread");
+        }
+    gshmem_barrier_all();
+    CU(cudaFree(loc));
+    gshmem_free(dst);
+    gshmem_free(src);
+}
+
 /* ---- main ----------------------------------------------------------------------- */
 
 static void run_bytes(int me, int left, int right, int *errs)
@@ -277,6 +347,7 @@ int main(int argc, char **argv)
 
     run_align();
     run_bytes(me, left, right, errs);
+    run_wide(me, left, right, errs);
     run_typed<int32_t>(left, right, errs);
     run_typed<int64_t>(left, right, errs);
     run_typed<uint64_t>(left, right, errs);
