@@ -14,9 +14,14 @@
 # space list of steps to run, default all: put-latency put-bw put-bw-occ
 # signal-pingpong queue-latency queue-rate stream-put stream-put-graph;
 # NVSHMEM is built only when a step beside it is run). Without NVSHMEM the
-# NVSHMEM columns stay empty. Writes OUTDIR/{gshmem,nvshmem}-<step>.{csv,log},
-# OUTDIR/machine.txt and OUTDIR/summary.md (also printed). Exits non-zero
-# if a run failed (a failed data check included).
+# NVSHMEM columns stay empty. ROUNDS (default 1) runs every step that many
+# times, gshmem first in odd rounds and NVSHMEM first in even ones, and
+# the tables show each column's median over the rounds, their ratios the
+# ratio of the medians: one pair of runs moves 1-2 % at the NVLink limit
+# (docs/results/device-perf-2026-11-27-s17), so a >= 1 at that scale wants
+# 5 or more. Writes OUTDIR/{gshmem,nvshmem}-<step>.{csv,log} (ROUNDS > 1:
+# -<step>.r<k>.{csv,log}), OUTDIR/machine.txt and OUTDIR/summary.md (also
+# printed). Exits non-zero if a run failed (a failed data check included).
 set -u
 
 if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
@@ -45,6 +50,8 @@ QL_FLAGS=${QL_FLAGS:--b 8 -e 8 -n 50 -w 5 -r 100}
 QR_FLAGS=${QR_FLAGS:--b 8 -e 8 -W 128 -p 64 -n 20 -w 2}
 # on-stream put: copy engines / SM stores / the run's threshold / memcpyPeer
 SP_FLAGS=${SP_FLAGS:--b 4K -e 256M -n 20 -w 3}
+ROUNDS=${ROUNDS:-1}
+case $ROUNDS in ''|*[!0-9]*|0) echo "perf-device.sh: ROUNDS='$ROUNDS': want a count of 1 or more" >&2; exit 2 ;; esac
 ONLY=${ONLY:-put-latency put-bw put-bw-occ signal-pingpong queue-latency queue-rate stream-put stream-put-graph}
 want() {   # step -> 0 when ONLY names it
     case " $ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac
@@ -94,64 +101,92 @@ fi
 
 # ---- runs ----------------------------------------------------------------------
 failed=""
-run_gshmem() {   # tag bench flags... -> OUTDIR/gshmem-<tag>.{csv,log}
-    local tag=$1 b=$2
+round=1
+sfx=""   # ROUNDS > 1: .r<round>
+run_gshmem() {   # tag bench flags... -> OUTDIR/gshmem-<tag><sfx>.{csv,log}
+    local tag=$1 b=$2 f=$out/gshmem-$1$sfx
     shift 2
     want "$tag" || return 0
-    echo "=== gshmem $tag: $*"
+    echo "=== gshmem $tag$sfx: $*"
     # shellcheck disable=SC2068
     if ! env GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p timeout "$timeout_s" \
             "$run" -n 2 --timeout "$timeout_s" "$dev/gshmem-perf-dev-$b" \
-            -o "$out/gshmem-$tag.csv" $@ >"$out/gshmem-$tag.log" 2>&1; then
-        failed="$failed gshmem/$tag"
-        echo "perf-device.sh: gshmem $tag FAILED" >&2
+            -o "$f.csv" $@ >"$f.log" 2>&1; then
+        failed="$failed gshmem/$tag$sfx"
+        echo "perf-device.sh: gshmem $tag$sfx FAILED" >&2
     fi
-    cat "$out/gshmem-$tag.log"
+    cat "$f.log"
 }
 
-run_nvshmem() {   # tag bench flags... -> OUTDIR/nvshmem-<tag>.{csv,log}
-    local tag=$1 b=$2
+run_nvshmem() {   # tag bench flags... -> OUTDIR/nvshmem-<tag><sfx>.{csv,log}
+    local tag=$1 b=$2 f=$out/nvshmem-$1$sfx
     shift 2
     [ $have_nv = 1 ] && want "$tag" || return 0
-    echo "=== NVSHMEM $tag: $*"
+    echo "=== NVSHMEM $tag$sfx: $*"
     # shellcheck disable=SC2068
     if ! LD_LIBRARY_PATH=$nv_root/lib:${LD_LIBRARY_PATH:-} timeout "$timeout_s" \
-            "${gpu_nvshmem_mpirun[@]}" "$nvbuild/nvshmem-perf-$b" -o "$out/nvshmem-$tag.csv" $@ \
-            >"$out/nvshmem-$tag.log" 2>&1; then
-        failed="$failed nvshmem/$tag"
-        echo "perf-device.sh: NVSHMEM $tag FAILED" >&2
+            "${gpu_nvshmem_mpirun[@]}" "$nvbuild/nvshmem-perf-$b" -o "$f.csv" $@ \
+            >"$f.log" 2>&1; then
+        failed="$failed nvshmem/$tag$sfx"
+        echo "perf-device.sh: NVSHMEM $tag$sfx FAILED" >&2
     fi
-    cat "$out/nvshmem-$tag.log"
+    cat "$f.log"
 }
 
-both() {   # tag bench flags...
-    run_gshmem "$@"
-    run_nvshmem "$@"
+both() {   # tag bench flags...: gshmem first in odd rounds, NVSHMEM first in even
+    if [ $((round % 2)) = 1 ]; then
+        run_gshmem "$@"
+        run_nvshmem "$@"
+    else
+        run_nvshmem "$@"
+        run_gshmem "$@"
+    fi
 }
 
-both put-latency put-latency $LAT_FLAGS
-both put-bw put-bw $BW_FLAGS
-both put-bw-occ put-bw $BW_OCC_FLAGS
-both signal-pingpong signal-pingpong $PP_FLAGS
-run_gshmem queue-latency queue-latency $QL_FLAGS
-run_gshmem queue-rate queue-rate $QR_FLAGS
-run_gshmem stream-put stream-put $SP_FLAGS
-run_gshmem stream-put-graph stream-put $SP_FLAGS -g
+for round in $(seq 1 "$ROUNDS"); do
+    [ "$ROUNDS" -gt 1 ] && sfx=.r$round
+    both put-latency put-latency $LAT_FLAGS
+    both put-bw put-bw $BW_FLAGS
+    both put-bw-occ put-bw $BW_OCC_FLAGS
+    both signal-pingpong signal-pingpong $PP_FLAGS
+    run_gshmem queue-latency queue-latency $QL_FLAGS
+    run_gshmem queue-rate queue-rate $QR_FLAGS
+    run_gshmem stream-put stream-put $SP_FLAGS
+    run_gshmem stream-put-graph stream-put $SP_FLAGS -g
+done
 
 # ---- the ratio table ---------------------------------------------------------------
-python3 - "$out" >"$out/summary.md" <<'EOF'
-import csv, math, os, sys
-out = sys.argv[1]
+python3 - "$out" "$ROUNDS" >"$out/summary.md" <<'EOF'
+import csv, glob, math, os, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
 
-def load(name):
-    p = os.path.join(out, name + ".csv")
-    if not os.path.exists(p):
-        return {}
+def load1(p):
     rows = {}
     with open(p) as f:
         for r in csv.DictReader(f):
             key = int(float(r[next(iter(r))]))
             rows.setdefault(key, []).append({k: float(v) for k, v in r.items()})
+    return rows
+
+def med(vals):
+    """the median; of whole numbers (flags, counts) one of them"""
+    vals = [v for v in vals if not math.isnan(v)]
+    if not vals:
+        return float("nan")
+    return statistics.median_low(vals) if all(v == int(v) for v in vals) else statistics.median(vals)
+
+def load(name):
+    """{size: [row]}; with rounds, each column's median over the rounds
+    (the k-th row of a size with the k-th of the others)"""
+    paths = sorted(glob.glob(os.path.join(out, name + ".r*.csv"))) if rounds > 1 else \
+        [p for p in [os.path.join(out, name + ".csv")] if os.path.exists(p)]
+    runs = [load1(p) for p in paths]
+    if not runs:
+        return {}
+    rows = {}
+    for s, first in runs[0].items():
+        rows[s] = [{k: med([r[s][i][k] for r in runs if s in r and i < len(r[s])]) for k in row}
+                   for i, row in enumerate(first)]
     return rows
 
 def size(s):
@@ -185,6 +220,9 @@ def table(title, unit, gs, ns, col, lower_better, goal_txt, goal, extra=()):
 machine = open(os.path.join(out, "machine.txt")).read().strip().splitlines()
 print("# Device microbenchmarks: gshmem vs NVSHMEM (BENCHMARKS.md section 1)\n")
 print("```\n" + "\n".join(machine[:8]) + "\n```")
+if rounds > 1:
+    print("\n%d rounds (gshmem first in odd rounds, NVSHMEM first in even ones); every value is the median "
+          "over the rounds, every ratio the ratio of the medians." % rounds)
 
 lat_g, lat_n = load("gshmem-put-latency"), load("nvshmem-put-latency")
 table("put_latency: one thread, putmem + quiet (median us, lower is better)", "us",
@@ -212,7 +250,7 @@ def vs_memcpy(title, bw_g, bw_n):
                                                    "-" if nr is None else "%.1f%%" % (100 * nr), met))
 
 def shape(name):
-    p = os.path.join(out, name + ".log")
+    p = os.path.join(out, name + (".r1.log" if rounds > 1 else ".log"))
     if os.path.exists(p):
         for line in open(p):
             if line.startswith("# PE 0 -> PE 1; grid"):
