@@ -266,12 +266,13 @@ GSHMEMI_DEV bool gshmemi_dev_group_idle(const void *a, const void *b, size_t n, 
  * many as a thread's words ask for: one while each thread has at most two
  * words (a grid's put of 128 KiB-4 MiB gives each block 1-32 KiB; a
  * block's 4-32 KiB), four from 16 words a thread (a block's 256 KiB and
- * more: 1.02-1.05x two, which left a block's 256 KiB-1 MiB 1.005x
- * NVSHMEM's), two between: against two always, a grid's 128-512 KiB put
- * 1.01-1.03x, a block's 4-16 KiB 1.06-1.07x (docs/results/
- * device-perf-2026-11-27-s16, -s17). The loop for four in blocks costs a
- * block's 4-64 KiB put 1-4 % (code placement: those sizes never reach
- * it), still 1.06-1.25x NVSHMEM's. */
+ * more: 1.02-1.05x the bandwidth of two, which had left a block's
+ * 256 KiB-1 MiB at 1.005x NVSHMEM's), two between (against two always:
+ * a grid's 128-512 KiB put 1.01-1.03x, a block's 4-16 KiB 1.06-1.07x).
+ * Blocks share the four-word loop of threads and warps: a second copy of
+ * it for blocks cost a block's 4-64 KiB put 2-5 % of its bandwidth (code
+ * placement: those sizes never reach it), the shared one 0.99-1.05x the
+ * bandwidth before (docs/results/device-perf-2026-11-27-s16, -s17). */
 template <typename W, typename I>
 GSHMEMI_DEV void gshmemi_dev_copy_words_i(W *d, const W *s, I nw, gshmemi_dev_group_t g)
 {
