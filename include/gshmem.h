@@ -275,7 +275,9 @@ uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
  * non-zero; _vector forms compare ivars[i] with cmp_values[i]. _all waits
  * until every included one holds (test_all: 1 when they do); _any returns
  * the index of one that holds, SIZE_MAX when none is included (test_any:
- * SIZE_MAX also when none holds yet); _some writes the indices of all that
+ * SIZE_MAX also when none holds yet), and a series of calls on the same
+ * array from one thread comes round to every one that holds (each starts
+ * after the index the last returned); _some writes the indices of all that
  * hold to indices (required when nelems > 0) and returns their count, 0
  * when none is included (test_some: 0 also when none holds yet). */
 #define GSHMEMI_DECL_SYNC_ONE(T, N)                                              \
@@ -381,8 +383,9 @@ void gshmem_team_destroy(gshmem_team_t team);
  * does not wait for the others' operations; over shm everything is
  * complete at return; over p2p and ofi's active messages (CUDA heaps) a
  * context's quiet completes every context's operations (README,
- * "Contexts"). A context that is not live (destroyed, never created,
- * GSHMEM_CTX_INVALID) ends the job, naming the call and the handle.
+ * "Contexts"). Quiet, fence and destroy of GSHMEM_CTX_INVALID do nothing
+ * (OpenSHMEM 1.5); any other call on it, or on a context that is not live
+ * (destroyed, never created), ends the job, naming the call and the handle.
  * Options: GSHMEM_CTX_PRIVATE, _SERIALIZED, _NOSTORE, accepted (every
  * context may be shared by threads). */
 #define GSHMEM_CTX_SERIALIZED (1L << 0)

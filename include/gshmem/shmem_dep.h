@@ -1,12 +1,14 @@
 /* shmem_dep.h: the deprecated names that OpenSHMEM 1.5 still specifies,
  * mapped onto the current calls (included by shmem.h; do not include it
- * alone). Setup (start_pes, _my_pe, _num_pes), the 1.4 AMO names
- * (shmem_<T>_cswap .. _set for their types, and their C11 generic names),
- * shmem_<T>_wait and shmem_wait (wait while *ivar == cmp_value), the
- * cache-management calls, which have nothing to do on gshmem (the CPU's
- * caches are coherent; a CUDA heap is read by copies) and return at once,
- * the active-set collectives (gshmem.h's "active sets"), and the constants'
- * old names (_SHMEM_*). */
+ * alone). Setup (start_pes, _my_pe, _num_pes), the 1.0 memory names
+ * (shmalloc, shfree, shmemalign, shrealloc), the 1.4 AMO names
+ * (shmem_<T>_cswap .. _set, and their C11 generic names, for every
+ * standard AMO type), shmem_<T>_wait and shmem_wait (wait while *ivar ==
+ * cmp_value), the cache-management calls, which have nothing to do on
+ * gshmem (the CPU's caches are coherent; a CUDA heap is read by copies)
+ * and return at once, the active-set collectives (gshmem.h's "active
+ * sets"), and the constants' old names (_SHMEM_*). The typed wrappers
+ * take a name prefix (shmem_, or pshmem_ in pshmem.h). */
 #ifndef GSHMEM_SHMEM_DEP_H
 #define GSHMEM_SHMEM_DEP_H
 
@@ -55,49 +57,56 @@ static inline int _num_pes(void)
     return gshmem_n_pes();
 }
 
-/* ---- AMOs (deprecated since 1.4): the shmem_<S>_atomic_* calls --------- */
-#define GSHMEMI_SHMEM_DEP_AMO_EXT(T, S)                                               \
-    static inline T shmem_##S##_fetch(const T *source, int pe)                        \
+/* ---- memory (deprecated since 1.2): the 1.0 names ------------------------- */
+#define shmalloc gshmem_malloc
+#define shfree gshmem_free
+#define shmemalign gshmem_align
+#define shrealloc gshmem_realloc
+
+/* ---- AMOs (deprecated since 1.4): the <PRE><S>_atomic_* calls ---------- */
+#define GSHMEMI_SHMEM_DEP_AMO_EXT(T, S, PRE)                                          \
+    static inline T PRE##S##_fetch(const T *source, int pe)                           \
     {                                                                                 \
-        return shmem_##S##_atomic_fetch(source, pe);                                  \
+        return PRE##S##_atomic_fetch(source, pe);                                     \
     }                                                                                 \
-    static inline void shmem_##S##_set(T *dest, T value, int pe)                      \
+    static inline void PRE##S##_set(T *dest, T value, int pe)                         \
     {                                                                                 \
-        shmem_##S##_atomic_set(dest, value, pe);                                      \
+        PRE##S##_atomic_set(dest, value, pe);                                         \
     }                                                                                 \
-    static inline T shmem_##S##_swap(T *dest, T value, int pe)                        \
+    static inline T PRE##S##_swap(T *dest, T value, int pe)                           \
     {                                                                                 \
-        return shmem_##S##_atomic_swap(dest, value, pe);                              \
+        return PRE##S##_atomic_swap(dest, value, pe);                                 \
     }
-#define GSHMEMI_SHMEM_DEP_AMO(T, S)                                                   \
-    GSHMEMI_SHMEM_DEP_AMO_EXT(T, S)                                                   \
-    static inline T shmem_##S##_cswap(T *dest, T cond, T value, int pe)               \
+#define GSHMEMI_SHMEM_DEP_AMO(T, S, PRE)                                              \
+    GSHMEMI_SHMEM_DEP_AMO_EXT(T, S, PRE)                                              \
+    static inline T PRE##S##_cswap(T *dest, T cond, T value, int pe)                  \
     {                                                                                 \
-        return shmem_##S##_atomic_compare_swap(dest, cond, value, pe);                \
+        return PRE##S##_atomic_compare_swap(dest, cond, value, pe);                   \
     }                                                                                 \
-    static inline T shmem_##S##_finc(T *dest, int pe)                                 \
+    static inline T PRE##S##_finc(T *dest, int pe)                                    \
     {                                                                                 \
-        return shmem_##S##_atomic_fetch_inc(dest, pe);                                \
+        return PRE##S##_atomic_fetch_inc(dest, pe);                                   \
     }                                                                                 \
-    static inline void shmem_##S##_inc(T *dest, int pe)                               \
+    static inline void PRE##S##_inc(T *dest, int pe)                                  \
     {                                                                                 \
-        shmem_##S##_atomic_inc(dest, pe);                                             \
+        PRE##S##_atomic_inc(dest, pe);                                                \
     }                                                                                 \
-    static inline T shmem_##S##_fadd(T *dest, T value, int pe)                        \
+    static inline T PRE##S##_fadd(T *dest, T value, int pe)                           \
     {                                                                                 \
-        return shmem_##S##_atomic_fetch_add(dest, value, pe);                         \
+        return PRE##S##_atomic_fetch_add(dest, value, pe);                            \
     }                                                                                 \
-    static inline void shmem_##S##_add(T *dest, T value, int pe)                      \
+    static inline void PRE##S##_add(T *dest, T value, int pe)                         \
     {                                                                                 \
-        shmem_##S##_atomic_add(dest, value, pe);                                      \
+        PRE##S##_atomic_add(dest, value, pe);                                         \
     }
-/* The types of the deprecated names: int, long, long long (all of them);
- * float and double (fetch, set, swap). */
-GSHMEMI_SHMEM_DEP_AMO(int, int)
-GSHMEMI_SHMEM_DEP_AMO(long, long)
-GSHMEMI_SHMEM_DEP_AMO(long long, longlong)
-GSHMEMI_SHMEM_DEP_AMO_EXT(float, float)
-GSHMEMI_SHMEM_DEP_AMO_EXT(double, double)
+/* The types of the deprecated names: 1.5 lists int, long and long long
+ * (every name) and float and double (fetch, set, swap); as in other
+ * implementations, every standard AMO type has them here (uint, ulong,
+ * ulonglong, int32 .. uint64, size, ptrdiff too). */
+#define GSHMEMI_SHMEM_DEP_AMO_STD(T, S, N) GSHMEMI_SHMEM_DEP_AMO(T, S, shmem_)
+GSHMEMI_AMO_TYPES(GSHMEMI_SHMEM_DEP_AMO_STD)
+GSHMEMI_SHMEM_DEP_AMO_EXT(float, float, shmem_)
+GSHMEMI_SHMEM_DEP_AMO_EXT(double, double, shmem_)
 
 /* ---- point synchronization --------------------------------------------- */
 /* The deprecated short and unsigned short forms of wait_until and test,
@@ -105,12 +114,13 @@ GSHMEMI_SHMEM_DEP_AMO_EXT(double, double)
  * only) of the set forms: _all, _any, _some and their _vector forms. */
 GSHMEMI_SHMEM_SYNC(short, short, int16)
 GSHMEMI_SHMEM_SYNC(unsigned short, ushort, uint16)
-/* shmem_<S>_wait (deprecated since 1.4): returns once *ivar != cmp_value. */
-#define GSHMEMI_SHMEM_DEP_WAIT(T, S, N)                                               \
-    static inline void shmem_##S##_wait(T *ivar, T cmp_value)                         \
+/* <PRE><S>_wait (deprecated since 1.4): returns once *ivar != cmp_value. */
+#define GSHMEMI_SHMEM_DEP_WAIT_P(T, S, PRE)                                           \
+    static inline void PRE##S##_wait(T *ivar, T cmp_value)                            \
     {                                                                                 \
-        shmem_##S##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                        \
+        PRE##S##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                           \
     }
+#define GSHMEMI_SHMEM_DEP_WAIT(T, S, N) GSHMEMI_SHMEM_DEP_WAIT_P(T, S, shmem_)
 GSHMEMI_AMO_TYPES(GSHMEMI_SHMEM_DEP_WAIT)
 GSHMEMI_SHMEM_DEP_WAIT(short, short, int16)
 GSHMEMI_SHMEM_DEP_WAIT(unsigned short, ushort, uint16)
@@ -160,49 +170,44 @@ static inline void shmem_udcflush_line(void *dest)
 /* shmem_<S>_<op>_to_all for the active-set types of 1.5: short, int, long,
  * long long (every op), float, double, long double (sum, prod, min, max),
  * and in C the complex ones (sum, prod). */
-#define GSHMEMI_SHMEM_TO_ALL_OP(T, S, N, OP)                                          \
-    static inline void shmem_##S##_##OP##_to_all(T *dest, const T *source, int nreduce, \
-                                                 int PE_start, int logPE_stride,      \
-                                                 int PE_size, T *pWrk, long *pSync)   \
+#define GSHMEMI_SHMEM_TO_ALL_OP_P(T, S, N, OP, PRE)                                   \
+    static inline void PRE##S##_##OP##_to_all(T *dest, const T *source, int nreduce,  \
+                                              int PE_start, int logPE_stride,         \
+                                              int PE_size, T *pWrk, long *pSync)      \
     {                                                                                 \
         gshmem_##N##_##OP##_to_all(GSHMEMI_SP(N, dest), GSHMEMI_SCP(N, source), nreduce, \
                                    PE_start, logPE_stride, PE_size, GSHMEMI_SP(N, pWrk), \
                                    pSync);                                            \
     }
+#define GSHMEMI_SHMEM_TO_ALL_OP(T, S, N, OP) GSHMEMI_SHMEM_TO_ALL_OP_P(T, S, N, OP, shmem_)
+/* The active-set types, X(KIND of ops, C type, shmem name, gshmem name). */
+#define GSHMEMI_SHMEM_TO_ALL_TYPES(X)                                                 \
+    X(INT, short, short, int16) X(INT, int, int, int32) X(INT, long, long, int64)     \
+    X(INT, long long, longlong, int64) X(REAL, float, float, float)                   \
+    X(REAL, double, double, double) X(REAL, long double, longdouble, longdouble)
 #define GSHMEMI_SHMEM_TO_ALL(KIND, T, S, N)                                           \
     GSHMEMI_SHMEM_REDUCE_OPS_##KIND(GSHMEMI_SHMEM_TO_ALL_OP, T, S, N)
-GSHMEMI_SHMEM_TO_ALL(INT, short, short, int16)
-GSHMEMI_SHMEM_TO_ALL(INT, int, int, int32)
-GSHMEMI_SHMEM_TO_ALL(INT, long, long, int64)
-GSHMEMI_SHMEM_TO_ALL(INT, long long, longlong, int64)
-GSHMEMI_SHMEM_TO_ALL(REAL, float, float, float)
-GSHMEMI_SHMEM_TO_ALL(REAL, double, double, double)
-GSHMEMI_SHMEM_TO_ALL(REAL, long double, longdouble, longdouble)
+GSHMEMI_SHMEM_TO_ALL_TYPES(GSHMEMI_SHMEM_TO_ALL)
 #ifndef __cplusplus
-GSHMEMI_SHMEM_TO_ALL(ARITH, float _Complex, complexf, complexf)
-GSHMEMI_SHMEM_TO_ALL(ARITH, double _Complex, complexd, complexd)
+GSHMEMI_SHMEM_REDUCE_TYPES_COMPLEX(GSHMEMI_SHMEM_TO_ALL)
 #endif
 
 /* ---- C11 generic names of the deprecated calls ----------------------------- */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
-#define GSHMEMI_GEN_DEP_AMO(p, PRE, OP)                                               \
-    _Generic(*(p), int: PRE##int_##OP, long: PRE##long_##OP,                          \
-             long long: PRE##longlong_##OP)
-#define GSHMEMI_GEN_DEP_AMO_EXT(p, PRE, OP)                                           \
-    _Generic(*(p), int: PRE##int_##OP, long: PRE##long_##OP,                          \
-             long long: PRE##longlong_##OP, float: PRE##float_##OP,                   \
-             double: PRE##double_##OP)
-#define shmem_fetch(...) GSHMEMI_GEN(DEP_AMO_EXT, fetch, __VA_ARGS__)
-#define shmem_set(...) GSHMEMI_GEN(DEP_AMO_EXT, set, __VA_ARGS__)
-#define shmem_swap(...) GSHMEMI_GEN(DEP_AMO_EXT, swap, __VA_ARGS__)
-#define shmem_cswap(...) GSHMEMI_GEN(DEP_AMO, cswap, __VA_ARGS__)
-#define shmem_finc(...) GSHMEMI_GEN(DEP_AMO, finc, __VA_ARGS__)
-#define shmem_inc(...) GSHMEMI_GEN(DEP_AMO, inc, __VA_ARGS__)
-#define shmem_fadd(...) GSHMEMI_GEN(DEP_AMO, fadd, __VA_ARGS__)
-#define shmem_add(...) GSHMEMI_GEN(DEP_AMO, add, __VA_ARGS__)
+/* The 1.4 AMO names take the types of their 1.5 counterparts' generic
+ * names: the standard AMO types, and float and double for fetch, set and
+ * swap. */
+#define shmem_fetch(...) GSHMEMI_GEN(AMO_EXT, fetch, __VA_ARGS__)
+#define shmem_set(...) GSHMEMI_GEN(AMO_EXT, set, __VA_ARGS__)
+#define shmem_swap(...) GSHMEMI_GEN(AMO_EXT, swap, __VA_ARGS__)
+#define shmem_cswap(...) GSHMEMI_GEN(AMO, cswap, __VA_ARGS__)
+#define shmem_finc(...) GSHMEMI_GEN(AMO, finc, __VA_ARGS__)
+#define shmem_inc(...) GSHMEMI_GEN(AMO, inc, __VA_ARGS__)
+#define shmem_fadd(...) GSHMEMI_GEN(AMO, fadd, __VA_ARGS__)
+#define shmem_add(...) GSHMEMI_GEN(AMO, add, __VA_ARGS__)
 /* shmem_wait: the types of shmem_wait_until (the standard AMO types, short
  * and unsigned short). */
-#define shmem_wait(...) GSHMEMI_GEN(SYNC_ONE, wait, __VA_ARGS__)
+#define shmem_wait(...) GSHMEMI_GEN(SYNC, wait, __VA_ARGS__)
 #else
 /* Without the generic names (C++, C before C11): the deprecated long forms
  * of 1.5's C/C++ synopsis. */

@@ -30,8 +30,8 @@ two. Decided:
   killed with SIGKILL) is replaced by gshmemrun: it takes over a 0700
   directory of this user on whose socket nothing answers.
 - Every rank, LOCAL_RANK 0 included, waits until a connection to D/rdv.sock
-  succeeds (a stale socket refuses), up to GSHMEM_TIMEOUT seconds (60 by
-  default), then sets GSHMEMRUN_* in os.environ, where gshmem_init reads
+  succeeds (a stale socket refuses), up to GSHMEM_TIMEOUT seconds (60 when
+  it is unset or 0), then sets GSHMEMRUN_* in os.environ, where gshmem_init reads
   them.
 """
 import hashlib
@@ -74,14 +74,16 @@ def _ints(rank):
 
 
 def _timeout(rank):
-    v = os.environ.get("GSHMEM_TIMEOUT", "60")
+    """The wait for the rendezvous: GSHMEM_TIMEOUT, or 60 s when unset or 0
+    (the library's bound for waits nobody else can end)."""
+    v = os.environ.get("GSHMEM_TIMEOUT", "0")
     try:
         t = int(v)
     except ValueError:
-        t = 0
-    if t <= 0:
-        _fail(rank, "GSHMEM_TIMEOUT=%r: expected a number of seconds > 0" % (v,))
-    return t
+        t = -1
+    if t < 0:
+        _fail(rank, "GSHMEM_TIMEOUT=%r: expected a number of seconds >= 0" % (v,))
+    return t if t > 0 else 60
 
 
 def job_dir():

@@ -91,6 +91,7 @@ static const gshmemi_bootstrap_ops_t fb_ops = {
     .name = "fake",
     .allgather = fb_allgather,
     .barrier = fb_barrier,
+    .notice = gshmemi_bootstrap_notice_none,
     .abort = fb_abort,
     .global_exit = fb_abort,
     .finalize = fb_finalize,

@@ -81,7 +81,8 @@ RMA_USE(ptrdiff_t, ptrdiff)
         return shmem_atomic_fetch_and(d, (T)1, pe) + shmem_atomic_fetch_or(d, (T)1, pe) + \
                shmem_atomic_fetch_xor(d, (T)1, pe) + f;                               \
     }
-/* Point synchronization. */
+/* Point synchronization: the standard AMO types, and short and unsigned
+ * short (1.5's point-to-point synchronization table), every form. */
 #define SYNC_USE(T, tag)                                                              \
     static size_t sync_##tag(T *iv, T *vals, size_t *idx, const int *st)              \
     {                                                                                 \
@@ -102,17 +103,8 @@ RMA_USE(ptrdiff_t, ptrdiff)
                shmem_test_some_vector(iv, 2, idx, st, SHMEM_CMP_EQ, vals);            \
     }
 #define INT_USE(T, tag) AMO_USE(T, tag) SYNC_USE(T, tag)
-/* wait_until, test and wait also take the deprecated short and unsigned
- * short (the set forms do not). */
-#define SYNC_ONE_USE(T, tag)                                                          \
-    static int sync_one_##tag(T *iv)                                                  \
-    {                                                                                 \
-        shmem_wait_until(iv, SHMEM_CMP_EQ, (T)1);                                     \
-        shmem_wait(iv, (T)0);                                                         \
-        return shmem_test(iv, SHMEM_CMP_EQ, (T)1);                                    \
-    }
-SYNC_ONE_USE(short, short)
-SYNC_ONE_USE(unsigned short, ushort)
+SYNC_USE(short, short)
+SYNC_USE(unsigned short, ushort)
 INT_USE(int, int)
 INT_USE(long, long)
 INT_USE(long long, longlong)
@@ -133,7 +125,7 @@ AMO_BIT_USE(int64_t, int64)
 AMO_BIT_USE(uint32_t, uint32)
 AMO_BIT_USE(uint64_t, uint64)
 
-/* The deprecated AMO names: int, long, long long; float and double for
+/* The deprecated AMO names: the standard AMO types; float and double for
  * fetch, set and swap. */
 #define DEP_EXT_USE(T, tag)                                                           \
     static T dep_ext_##tag(T *d, int pe)                                              \
@@ -152,6 +144,10 @@ AMO_BIT_USE(uint64_t, uint64)
 DEP_USE(int, int)
 DEP_USE(long, long)
 DEP_USE(long long, longlong)
+DEP_USE(unsigned int, uint)
+DEP_USE(unsigned long, ulong)
+DEP_USE(unsigned long long, ulonglong)
+DEP_USE(size_t, size)
 DEP_EXT_USE(float, float)
 DEP_EXT_USE(double, double)
 
@@ -203,8 +199,12 @@ shmem_generic_check_fn shmem_generic_check_refs[] = {
     (shmem_generic_check_fn)dep_longlong, (shmem_generic_check_fn)dep_ext_int,
     (shmem_generic_check_fn)dep_ext_long, (shmem_generic_check_fn)dep_ext_longlong,
     (shmem_generic_check_fn)dep_ext_float, (shmem_generic_check_fn)dep_ext_double,
-    (shmem_generic_check_fn)sync_forms, (shmem_generic_check_fn)sync_one_short,
-    (shmem_generic_check_fn)sync_one_ushort,
+    (shmem_generic_check_fn)dep_uint, (shmem_generic_check_fn)dep_ulong,
+    (shmem_generic_check_fn)dep_ulonglong, (shmem_generic_check_fn)dep_size,
+    (shmem_generic_check_fn)dep_ext_uint, (shmem_generic_check_fn)dep_ext_ulong,
+    (shmem_generic_check_fn)dep_ext_ulonglong, (shmem_generic_check_fn)dep_ext_size,
+    (shmem_generic_check_fn)sync_forms, (shmem_generic_check_fn)sync_short,
+    (shmem_generic_check_fn)sync_ushort,
 #ifdef SHMEM_GENERIC_WRONG
     (shmem_generic_check_fn)wrong,
 #endif

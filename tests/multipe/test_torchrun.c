@@ -179,9 +179,11 @@ static void check_failing_rank(const char *mode, const char *also)
     gshmemi_rmtree(xdg);
 }
 
-Test(torchrun, failing_rank_others_in_bootstrap, .timeout = TR_TIMEOUT + 30)
+/* The others wait in a barrier (over the transports): the server's
+ * notice ends them, each naming PE 1. */
+Test(torchrun, failing_rank_others_in_barrier, .timeout = TR_TIMEOUT + 30)
 {
-    check_failing_rank("die", "gshmemrun ended the exchange: PE 1 (pid ");
+    check_failing_rank("die", "this PE stops waiting: gshmemrun: PE 1 (pid ");
 }
 
 Test(torchrun, failing_rank_others_waiting_elsewhere, .timeout = TR_TIMEOUT + 30)

@@ -7,7 +7,7 @@ Modes (argv[1]):
   die   RANK 1 exits with status 3 right after init while the others wait
         in a barrier: gshmemrun --serve tells them, the job ends
   hang  RANK 1 exits with status 3 while the others wait for a signal that
-        never comes (no bootstrap call): torchrun must end them
+        never comes: the server's notice (or torchrun) ends them
   init  init and finalize twice, printing "PE i of n" each time; a
         GshmemError is printed ("GshmemError: ...") and the status is 5
         (for runs that set torchrun's variables by hand)

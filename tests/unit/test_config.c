@@ -144,7 +144,7 @@ Test(config, defaults)
     cr_assert_eq(cfg.disable_p2p, 0);
     cr_assert_eq(cfg.p2p_batch, 1);
     cr_assert_str_eq(cfg.ofi_provider, "");
-    cr_assert_eq(cfg.timeout, 60);
+    cr_assert_eq(cfg.timeout, 0);   /* no limit */
     cr_assert_eq(cfg.idle_spin_us, 1000);
     cr_assert_eq(cfg.idle_nap_us, 50);
     cr_assert_eq(cfg.info, 0);
@@ -225,8 +225,7 @@ Test(config, invalid_values_rejected_by_name)
         {"GSHMEM_DISABLE_P2P", "maybe", "expected 0/1, on/off, yes/no or true/false"},
         {"GSHMEM_INFO", "2", "expected 0/1"},
         {"GSHMEM_TIMEOUT", "abc", "expected a decimal integer"},
-        {"GSHMEM_TIMEOUT", "0", "> 0"},
-        {"GSHMEM_TIMEOUT", "-3", "> 0"},
+        {"GSHMEM_TIMEOUT", "-3", ">= 0 (0: no limit)"},
         {"GSHMEM_IDLE_SPIN_US", "-1", "microseconds from 0 to 10000000"},
         {"GSHMEM_IDLE_NAP_US", "0", "microseconds from 1 to 1000000"},
         {"GSHMEM_OFI_AM_CHUNK", "1K", "a size from 4K to 4M"},
@@ -340,7 +339,7 @@ Test(config, info_lists_every_setting)
         cr_assert(line[strlen(names[i])] == ' ', "%s", names[i]);
     }
     cr_assert_not_null(strstr(buf, "GSHMEM_SYMMETRIC_SIZE        3G           256M"), "%s", buf);
-    cr_assert_not_null(strstr(buf, "GSHMEM_TIMEOUT               17           60"), "%s", buf);
+    cr_assert_not_null(strstr(buf, "GSHMEM_TIMEOUT               17           0 "), "%s", buf);
     cr_assert_not_null(strstr(buf, "bytes of symmetric heap per PE"), "%s", buf);
     free(buf);
 }

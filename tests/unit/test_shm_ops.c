@@ -40,7 +40,7 @@ static int one_finalize(gshmemi_bootstrap_t *b)
 
 static const gshmemi_bootstrap_ops_t one_ops = {
     .size = sizeof(gshmemi_bootstrap_ops_t), .name = "one", .allgather = one_allgather,
-    .barrier = one_barrier, .abort = one_abort, .finalize = one_finalize,
+    .barrier = one_barrier, .notice = gshmemi_bootstrap_notice_none, .abort = one_abort, .finalize = one_finalize,
 };
 
 static gshmemi_bootstrap_t boot = {.ops = &one_ops, .my_pe = 0, .n_pes = 1, .node_dir = ""};

@@ -272,8 +272,8 @@ Test(stage, wrap_default_timeout)
     gshmem_stage_t s;
     cr_assert_eq(unsetenv("GSHMEM_TIMEOUT"), 0);
     cr_assert_eq(gshmem_stage_wrap(&s, &sem, 1, 1, NULL, 0), GSHMEM_SUCCESS);
-    cr_assert_eq(s.timeout_ns, 60000000000ull, "timeout_ns %llu, the table's default 60 s",
-                 (unsigned long long)s.timeout_ns);
+    cr_assert_eq(s.timeout_ns, 60000000000ull, "timeout_ns %llu, the bounded wait's 60 s "
+                 "(GSHMEM_TIMEOUT unset: 0)", (unsigned long long)s.timeout_ns);
     cr_assert_eq(s.policy.kind, GSHMEM_STAGE_PER_TILE);
 }
 
@@ -290,7 +290,7 @@ Test(stage, wrap_rejects)
     p = policy(GSHMEM_STAGE_STRIDED, 3);   /* stride 3 > 2 tiles per row */
     cr_assert_eq(gshmem_stage_wrap(&s, sems, 2, 2, &p, 0), GSHMEM_ERR_INVALID_ARG);
     cr_assert_eq(gshmem_stage_wrap(&s, sems, 0, 2, NULL, 0), GSHMEM_ERR_INVALID_ARG);
-    cr_assert_eq(setenv("GSHMEM_TIMEOUT", "0", 1), 0);
+    cr_assert_eq(setenv("GSHMEM_TIMEOUT", "-1", 1), 0);
     cr_assert_eq(gshmem_stage_wrap(&s, sems, 2, 2, NULL, 0), GSHMEM_ERR_CONFIG);
     cr_assert_null(s.sems, "a failed wrap leaves the stage zeroed");
 }

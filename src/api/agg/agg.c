@@ -162,7 +162,7 @@ static void agg_fill(gshmemi_agg_host_t *h, const gshmem_agg_attr_t *a, uint8_t 
     rt->ack_off = boff + l->ack;
     rt->rx_state = (uint64_t *)(block + l->rx_state);
     rt->inflight = (uint64_t *)(block + l->inflight);
-    rt->timeout_ns = (uint64_t)(g->cfg.timeout > 0 ? g->cfg.timeout : 1) * 1000000000ull;
+    rt->timeout_ns = (uint64_t)gshmemi_config_bounded_wait_s(&g->cfg) * 1000000000ull;
     rt->my_pe = g->my_pe;
     rt->n_pes = g->n_pes;
     rt->flags = a->p2p_bypass ? GSHMEMI_AGG_F_BYPASS : 0;
@@ -238,7 +238,7 @@ int gshmem_agg_destroy(gshmem_agg_t *agg)
         gshmemi_fatal("gshmem_agg_destroy", "%p is not a live aggregator of this PE (never "
                       "created, or destroyed already)", (void *)agg);
     if (h->serviced)
-        rc = gshmemi_agg_service_quiesce(h, g->cfg.timeout);
+        rc = gshmemi_agg_service_quiesce(h, gshmemi_config_bounded_wait_s(&g->cfg));
     /* after this barrier every PE's buffers were acknowledged: applied */
     gshmemi_barrier_all("gshmem_agg_destroy");
     if (h->serviced)

@@ -144,7 +144,7 @@ static void *agg_svc_main(void *arg)
  * round. */
 static int agg_svc_wait_joined(void)
 {
-    long limit = gshmemi_g.cfg.timeout > 0 ? gshmemi_g.cfg.timeout : 60;
+    long limit = gshmemi_config_bounded_wait_s(&gshmemi_g.cfg);
     struct timespec end;
 
     clock_gettime(CLOCK_REALTIME, &end);

@@ -167,10 +167,18 @@ static inline void gshmemi_quiet_all(const char *call)
 }
 void gshmemi_barrier_all(const char *call);
 void gshmemi_sync_all(const char *call);
-/* Drive every transport's progress (wait loops). */
+/* wait.c: drive every transport's progress (wait loops). */
 void gshmemi_progress_all(void);
-/* One step of a wait loop: progress every few spins, yield after many. */
+/* One step of a wait loop (spins: the steps so far in this wait, from 0):
+ * progress every few spins, yield after many, and gshmemi_wait_watch. */
 void gshmemi_wait_step(unsigned long spins);
+/* The watch of a wait, for loops with steps of their own: spins 0 starts
+ * a wait; later calls look at the job every few ms and end this PE (fatal,
+ * naming what was reported) when the bootstrap noticed a failure or the
+ * wait outlasted GSHMEM_TIMEOUT (when set). */
+void gshmemi_wait_watch(unsigned long spins);
+/* At init, once the node map is known: how soon waits give the core away. */
+void gshmemi_wait_setup(const gshmemi_state_t *g);
 
 /* sym_local.c: n bytes of this PE's symmetric memory (sym) read into or
  * written from host memory, whatever the heap: memmove on a host heap, a

@@ -6,7 +6,9 @@
  * gshmem_quiet leaves it alone. How much that isolates is the transport's:
  * ofi keeps a channel's own counts (ofi_chan.c); shm completes everything
  * at return; p2p (one stream) and ofi's active messages share one channel,
- * so a quiet there completes everything (correct, not isolated).
+ * so a quiet there completes everything (correct, not isolated). On
+ * GSHMEM_CTX_INVALID, quiet, fence and destroy do nothing, as 1.5 says
+ * (gshmemi_ctx_get_or_invalid); every other call ends the job.
  *
  * A handle is (generation << 32) | (slot + 2) of a table of GSHMEM_CTX_MAX
  * slots: 0 is GSHMEM_CTX_INVALID, 1 GSHMEM_CTX_DEFAULT; a live slot holds
@@ -56,6 +58,13 @@ gshmemi_ctx_t *gshmemi_ctx_get(const char *call, gshmem_ctx_t ctx)
                          __atomic_load_n(&gshmemi_ctxs[slot].handle, __ATOMIC_ACQUIRE) != v, 0))
         gshmemi_ctx_dead(call, ctx);
     return &gshmemi_ctxs[slot];
+}
+
+gshmemi_ctx_t *gshmemi_ctx_get_or_invalid(const char *call, gshmem_ctx_t ctx, int *invalid_p)
+{
+    GSHMEMI_REQUIRE_INIT(call);
+    *invalid_p = ctx == GSHMEM_CTX_INVALID;
+    return *invalid_p ? NULL : gshmemi_ctx_get(call, ctx);
 }
 
 void gshmem_ctx_check(gshmem_ctx_t ctx, const char *call)

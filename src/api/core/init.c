@@ -245,8 +245,10 @@ static int gshmemi_init_node_map(gshmemi_state_t *g)
     if (rc != 0) {
         free(g->node_of);
         g->node_of = NULL;
+        return rc;
     }
-    return rc;
+    gshmemi_wait_setup(g);
+    return GSHMEM_SUCCESS;
 }
 
 /* The heap, with the program's writable segments in its window when the

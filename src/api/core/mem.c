@@ -4,7 +4,7 @@
  *
  * Every PE runs the same deterministic allocator, so the same sequence of
  * calls gives the same offsets everywhere. With GSHMEM_ENABLE_ERROR_CHECKS
- * the PEs first allgather (call, size, alignment) and end the job, naming
+ * the PEs first compare (call, size, alignment) and end the job, naming
  * both values, when they differ. Exhaustion returns NULL on every PE (the
  * allocator state is the same everywhere) with the sizes logged. Allocation
  * ends with a barrier, free starts with one (as shmem_malloc/shmem_free). */
@@ -57,12 +57,45 @@ static void gshmemi_mem_mismatch(const char *call, const gshmemi_mem_req_t *mine
                   (unsigned long long)other->alignment);
 }
 
-/* With error checks: every PE must make the same request. */
+/* A 64-bit digest of a request (splitmix64's finalizer over its words). */
+static uint64_t gshmemi_mem_req_digest(const gshmemi_mem_req_t *req)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull, w[3] = {req->op, req->size, req->alignment};
+
+    for (int i = 0; i < 3; i++) {
+        h ^= w[i];
+        h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+        h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+/* 1 when every PE's digest is this PE's (the same answer on every PE). */
+static int gshmemi_mem_digests_agree(const char *call, const gshmemi_mem_req_t *req)
+{
+    gshmemi_team_t *world = gshmemi_team_get(call, GSHMEM_TEAM_WORLD);
+    uint64_t mine = gshmemi_mem_req_digest(req);
+    uint64_t *all = malloc((size_t)world->size * sizeof *all);
+    int same = 1;
+
+    if (all == NULL)
+        gshmemi_fatal(call, "out of host memory checking the request of %d PEs", world->size);
+    gshmemi_team_exchange(call, world, mine, all);
+    for (int i = 0; i < world->size; i++)
+        same &= all[i] == mine;
+    free(all);
+    return same;
+}
+
+/* With error checks: every PE must make the same request. The digests go
+ * round over the transports; only when they differ do the PEs gather the
+ * requests through the bootstrap, to name the difference. */
 static void gshmemi_mem_agree(const char *call, const gshmemi_mem_req_t *req)
 {
     gshmemi_state_t *g = &gshmemi_g;
 
-    if (!g->cfg.enable_error_checks)
+    if (!g->cfg.enable_error_checks || gshmemi_mem_digests_agree(call, req))
         return;
     gshmemi_mem_req_t *all = malloc((size_t)g->n_pes * sizeof *all);
     if (all == NULL)

@@ -65,6 +65,7 @@ void gshmemi_sym_wait_step(unsigned long polls)
         return;
     }
     gshmemi_progress_all();
+    gshmemi_wait_watch(polls);
     if (polls < GSHMEMI_POLL_EAGER)
         return;
     struct timespec ts = {0, polls < GSHMEMI_POLL_LONG ? 5000 : 50000};

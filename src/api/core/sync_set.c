@@ -10,12 +10,61 @@
  * array, made just before it (gshmemi_sym_read: the CPU never touches the
  * heap). ivars must be symmetric as a whole; status may be NULL
  * (all included); indices (the _some forms) and cmp_values (the _vector
- * forms) are required when nelems > 0. */
+ * forms) are required when nelems > 0.
+ *
+ * The _any forms rotate (1.5: if entry i satisfies the condition, "a
+ * series of calls ... must eventually return i"): each thread remembers,
+ * per ivars array and public call (a call is one routine of one type),
+ * the index after the one it returned last, and the next scan returns the
+ * first satisfied index from there, wrapping around. A thread keeps its
+ * GSHMEMI_ANY_CURSORS most recent (array, call) pairs; one it does not
+ * keep (its first call, or pushed out) starts at index 0. */
 #include <stdlib.h>
 
 #include "core.h"
 
 typedef enum { GSHMEMI_SET_ALL, GSHMEMI_SET_ANY, GSHMEMI_SET_SOME } gshmemi_set_mode_t;
+
+/* Where a thread's next _any scan of ivars by call starts. */
+#define GSHMEMI_ANY_CURSORS 16
+typedef struct gshmemi_any_cursor {
+    const void *ivars;
+    const char *call;   /* the public call's name: one literal per routine and type */
+    size_t next;
+} gshmemi_any_cursor_t;
+static __thread gshmemi_any_cursor_t gshmemi_any_cursors[GSHMEMI_ANY_CURSORS];
+static __thread unsigned gshmemi_any_victim;   /* the slot a new pair takes */
+
+static gshmemi_any_cursor_t *gshmemi_any_find(const char *call, const void *ivars)
+{
+    for (int i = 0; i < GSHMEMI_ANY_CURSORS; i++)
+        if (gshmemi_any_cursors[i].ivars == ivars && gshmemi_any_cursors[i].call == call)
+            return &gshmemi_any_cursors[i];
+    return NULL;
+}
+
+/* The index a scan starts from: 0 for every mode but ANY. */
+static size_t gshmemi_any_start(int mode, const char *call, const void *ivars)
+{
+    gshmemi_any_cursor_t *c;
+
+    if (mode != GSHMEMI_SET_ANY || (c = gshmemi_any_find(call, ivars)) == NULL)
+        return 0;
+    return c->next;
+}
+
+/* ANY returned idx: the next scan of ivars by call starts after it. */
+static void gshmemi_any_returned(const char *call, const void *ivars, size_t idx)
+{
+    gshmemi_any_cursor_t *c = gshmemi_any_find(call, ivars);
+
+    if (c == NULL) {
+        c = &gshmemi_any_cursors[gshmemi_any_victim++ % GSHMEMI_ANY_CURSORS];
+        c->ivars = ivars;
+        c->call = call;
+    }
+    c->next = idx + 1;
+}
 
 /* What a driver call checks first; the whole array must be symmetric. */
 static void gshmemi_set_check(const char *call, const void *ivars, size_t nelems, size_t esz,
@@ -49,12 +98,17 @@ static void *gshmemi_set_snap_new(const char *call, size_t nelems, size_t esz)
 }
 
 /* The result of a finished set call, or of a test that found the condition
- * false (done == 0). */
-static size_t gshmemi_set_result(int mode, int done, size_t active, size_t got, size_t first)
+ * false (done == 0); an index that ANY returns moves its cursor. */
+static size_t gshmemi_set_result(const char *call, const void *ivars, int mode, int done,
+                                 size_t active, size_t got, size_t first)
 {
     switch (mode) {
     case GSHMEMI_SET_ALL: return done;
-    case GSHMEMI_SET_ANY: return done && active > 0 ? first : SIZE_MAX;
+    case GSHMEMI_SET_ANY:
+        if (!done || active == 0)
+            return SIZE_MAX;
+        gshmemi_any_returned(call, ivars, first);
+        return first;
     default: return done ? got : 0;
     }
 }
@@ -65,11 +119,12 @@ static int gshmemi_set_done(int mode, size_t active, size_t got)
     return mode == GSHMEMI_SET_ALL ? got == active : active == 0 || got > 0;
 }
 
-/* WT: the 64-bit type that compares T with T's signedness. */
+/* WT: the 64-bit type that compares T with T's signedness. The scan's
+ * *first_p: the first satisfied index from start on, else the first. */
 #define GSHMEMI_DEF_SET_DRIVER(T, N, CMPF, WT)                                        \
     static size_t gshmemi_set_scan_##N(const char *call, T *ivars, size_t nelems,     \
                                        const int *status, int cmp, T v, const T *vs,   \
-                                       size_t *indices, size_t *active_p,             \
+                                       size_t start, size_t *indices, size_t *active_p, \
                                        size_t *first_p)                               \
     {                                                                                 \
         size_t got = 0, active = 0;                                                   \
@@ -80,7 +135,7 @@ static int gshmemi_set_done(int mode, size_t active, size_t got)
             T x = __atomic_load_n(&ivars[i], __ATOMIC_ACQUIRE);                       \
             if (!CMPF(call, cmp, (WT)x, (WT)(vs ? vs[i] : v)))                        \
                 continue;                                                             \
-            if (got == 0)                                                             \
+            if (got == 0 || (*first_p < start && i >= start))                         \
                 *first_p = i;                                                         \
             if (indices != NULL)                                                      \
                 indices[got] = i;                                                     \
@@ -98,17 +153,18 @@ static int gshmemi_set_done(int mode, size_t active, size_t got)
         if (!wait)                                                                    \
             gshmemi_progress_all();                                                   \
         size_t *out = mode == GSHMEMI_SET_SOME ? indices : NULL;                      \
+        size_t start = gshmemi_any_start(mode, call, ivars);                          \
         T *snap = gshmemi_set_snap_new(call, nelems, sizeof(T));                      \
         for (unsigned long spins = 0;; spins++) {                                     \
             size_t active, first = SIZE_MAX;                                          \
             if (snap != NULL)                                                         \
                 gshmemi_sym_read(call, snap, ivars, nelems * sizeof(T));              \
             size_t got = gshmemi_set_scan_##N(call, snap ? snap : ivars, nelems, status, \
-                                              cmp, v, vs, out, &active, &first);      \
+                                              cmp, v, vs, start, out, &active, &first); \
             int done = gshmemi_set_done(mode, active, got);                           \
             if (done || !wait) {                                                      \
                 free(snap);                                                           \
-                return gshmemi_set_result(mode, done, active, got, first);            \
+                return gshmemi_set_result(call, ivars, mode, done, active, got, first); \
             }                                                                         \
             gshmemi_sym_wait_step(spins);                                             \
         }                                                                             \

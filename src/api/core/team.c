@@ -7,9 +7,9 @@
  * else is allocated, so at the same offset everywhere): GSHMEMI_TEAM_ROUNDS
  * barrier counters and n_pes exchange words (one per world PE); one more
  * piece serves the active sets (below).
- * - sync of WORLD: the bootstrap barrier (as gshmem_sync_all). Other teams:
- *   a dissemination barrier over the members only: in round r, team PE i
- *   adds 1 (an AMO) to counter r of team PE i + 2^r and waits until its own
+ * - sync (every team, WORLD included: gshmem_sync_all): a dissemination
+ *   barrier over the members only: in round r, team PE i
+ *   adds 1 (a non-blocking AMO) to counter r of team PE i + 2^r and waits until its own
  *   counter r reaches the number of barriers it has entered on this slot.
  *   Counters only grow and every barrier adds exactly one per round, so
  *   nothing is reset: when a PE leaves a barrier its counters equal its
@@ -39,6 +39,12 @@ static gshmemi_team_t gshmemi_teams[GSHMEM_TEAM_MAX];
 static uint64_t gshmemi_team_expected[GSHMEM_TEAM_MAX][GSHMEMI_TEAM_ROUNDS];
 static uint64_t *gshmemi_team_area;   /* local twin of the whole area */
 static size_t gshmemi_team_slot_words;
+/* The barriers' signals go on a channel of their own on every transport:
+ * the quiet before a barrier completes the program's operations, not the
+ * previous barrier's signals (their acknowledgements are still on the way
+ * when it returns). */
+static gshmemi_transport_t gshmemi_team_sync_tps[GSHMEMI_MAX_TRANSPORTS];
+static int gshmemi_team_sync_n_tps;
 
 static void gshmemi_team_free(gshmemi_team_t *t)
 {
@@ -87,6 +93,37 @@ static void gshmemi_team_to_device_or_die(const char *call, int slot)
                       "error is logged above)", slot);
 }
 
+/* A channel on every started transport for the barriers' signals. */
+static int gshmemi_team_sync_open(gshmemi_state_t *g)
+{
+    for (int i = 0; i < g->n_tps; i++) {
+        gshmemi_team_sync_tps[i] = g->tps[i];
+        int rc = g->tps[i].ops->chan_open(&g->tps[i], &gshmemi_team_sync_tps[i].chan);
+        if (rc != 0) {
+            GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "transport %s: opening the barriers' channel: "
+                          "%s", g->tps[i].ops->name, gshmem_strerror(rc));
+            return rc;
+        }
+        gshmemi_team_sync_n_tps = i + 1;
+    }
+    return GSHMEM_SUCCESS;
+}
+
+/* Complete the barriers' signals and close their channels. */
+static void gshmemi_team_sync_close(gshmemi_state_t *g)
+{
+    for (int i = 0; i < gshmemi_team_sync_n_tps; i++) {
+        gshmemi_transport_t *tp = &gshmemi_team_sync_tps[i];
+        int rc = tp->ops->quiet(tp);
+        if (rc == 0)
+            rc = g->tps[i].ops->chan_close(&g->tps[i], tp->chan);
+        if (rc != 0)
+            GSHMEMI_WARN(GSHMEMI_SUBSYS_INIT, "transport %s: closing the barriers' channel: "
+                         "%s", tp->ops->name, gshmem_strerror(rc));
+    }
+    gshmemi_team_sync_n_tps = 0;
+}
+
 int gshmemi_team_setup(gshmemi_state_t *g)
 {
     size_t off;
@@ -109,6 +146,8 @@ int gshmemi_team_setup(gshmemi_state_t *g)
     }
     gshmemi_team_area = (uint64_t *)((char *)g->heap.base + off);
     int rc = gshmemi_heap_memset(&g->heap, gshmemi_team_area, 0, bytes);
+    if (rc == 0 && (rc = gshmemi_team_sync_open(g)) != 0)
+        gshmemi_team_sync_close(g);
     if (rc != 0) {
         gshmemi_alloc_put(g->heap.alloc, off);
         free(world), free(shared), free(node);
@@ -143,6 +182,7 @@ void gshmemi_team_teardown(gshmemi_state_t *g)
         gshmemi_team_free(&gshmemi_teams[i]);
     }
     gshmemi_aset_teardown();
+    gshmemi_team_sync_close(g);
     if (gshmemi_team_area != NULL && g->heap.alloc != NULL)
         (void)gshmemi_alloc_put(g->heap.alloc,
                                 (size_t)((char *)gshmemi_team_area - (char *)g->heap.base));
@@ -175,16 +215,28 @@ static uint64_t gshmemi_team_load(const char *call, const uint64_t *w)
     return v;
 }
 
+/* Add 1 to counter w at world PE pe without waiting for it, on the
+ * barriers' channel (completed by its progress, and at teardown). */
+static void gshmemi_team_signal(const char *call, uint64_t *w, int pe)
+{
+    uint64_t one = 1, off = gshmemi_check_sym_aligned(call, "team counter", w, sizeof *w);
+    gshmemi_transport_t *tp = &gshmemi_team_sync_tps[gshmemi_amo_tp_of(pe) - gshmemi_g.tps];
+    int rc = tp->ops->amo_nbi(tp, pe, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, off, &one, 0);
+
+    if (rc != 0)
+        gshmemi_tp_fatal(call, tp, rc, "team barrier signal", pe);
+}
+
 void gshmemi_team_sync(const char *call, gshmemi_team_t *t)
 {
-    if (t == &gshmemi_teams[GSHMEM_TEAM_WORLD]) {
-        gshmemi_sync_all(call);
-        return;
-    }
     for (int r = 0, d = 1; d < t->size; r++, d <<= 1) {
+        int to = t->pes[(t->my_idx + d) % t->size];
         uint64_t one = 1, want = t->expected != NULL ? ++t->expected[r] : 1;
-        gshmemi_amo(call, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, &t->sync[r], &one, NULL, NULL,
-                    t->pes[(t->my_idx + d) % t->size]);
+        if (t->expected != NULL)
+            gshmemi_team_signal(call, &t->sync[r], to);
+        else
+            gshmemi_amo(call, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, &t->sync[r], &one, NULL,
+                        NULL, to);
         for (unsigned long spins = 0; gshmemi_team_load(call, &t->sync[r]) < want; spins++)
             gshmemi_sym_wait_step(spins);
         if (t->expected == NULL) {   /* take this barrier's one back (blocking AMO) */

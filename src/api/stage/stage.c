@@ -138,7 +138,7 @@ int gshmemi_stage_timeout_ns(const char *call, uint64_t *ns_p)
         }
         sec = gshmemi_stage_cfg_timeout;
     }
-    *ns_p = (uint64_t)sec * 1000000000ull;   /* the table accepts only sec > 0 */
+    *ns_p = (uint64_t)(sec > 0 ? sec : GSHMEMI_CFG_BOUNDED_WAIT_S) * 1000000000ull;
     return GSHMEM_SUCCESS;
 }
 

@@ -144,6 +144,14 @@ int gshmemi_bootstrap_open(const gshmemi_config_t *cfg, void *mpi_comm,
     return GSHMEM_ERR_NOT_SUPPORTED;
 }
 
+int gshmemi_bootstrap_notice_none(gshmemi_bootstrap_t *b, char *why, size_t cap)
+{
+    (void)b;
+    if (cap > 0)
+        why[0] = '\0';
+    return 0;
+}
+
 int gshmemi_bootstrap_timeout_ms(const gshmemi_config_t *cfg)
 {
     if (cfg->timeout <= 0)

@@ -1,7 +1,8 @@
 /* bootstrap.h: out-of-band exchange between the PEs of a job, behind one
  * ops table. Implementations: local (gshmemrun, Unix socket), mpi, pmix and
  * self (one PE, no launcher). The bootstrap is the control path only: it
- * carries addresses, keys and descriptors at init and host barriers. */
+ * carries addresses, keys and descriptors at init and finalize, and tells
+ * the PEs of a failure (notice). */
 #ifndef GSHMEMI_BOOTSTRAP_H
 #define GSHMEMI_BOOTSTRAP_H
 
@@ -16,6 +17,13 @@ typedef struct gshmemi_bootstrap_ops {
     /* in: len bytes from this PE; out: n_pes * len bytes, PE order. */
     int (*allgather)(gshmemi_bootstrap_t *b, const void *in, void *out, size_t len);
     int (*barrier)(gshmemi_bootstrap_t *b);
+    /* Without waiting: 0 while nothing is known against the job;
+     * GSHMEM_ERR_PEER_DEAD once the launcher (or PMIx) told this PE that the
+     * job is failing (a PE died, aborted, the launcher is gone), with what
+     * it said in why[cap]. Called from the wait loops every few
+     * milliseconds, never during an exchange. Stub where the launcher ends
+     * the job itself (mpirun): gshmemi_bootstrap_notice_none. */
+    int (*notice)(gshmemi_bootstrap_t *b, char *why, size_t cap);
     /* Ends every PE of the job; msg is shown by the launcher/others. */
     void (*abort)(gshmemi_bootstrap_t *b, int status, const char *msg);
     /* gshmem_global_exit: ends every PE of the job, which exits with
@@ -51,6 +59,9 @@ int gshmemi_bootstrap_mpi_open(const gshmemi_config_t *cfg, void *mpi_comm,
                                gshmemi_bootstrap_t **boot_p);
 int gshmemi_bootstrap_pmix_open(const gshmemi_config_t *cfg, gshmemi_bootstrap_t **boot_p);
 int gshmemi_bootstrap_self_open(const gshmemi_config_t *cfg, gshmemi_bootstrap_t **boot_p);
+
+/* The notice of a bootstrap whose launcher ends the job itself: 0. */
+int gshmemi_bootstrap_notice_none(gshmemi_bootstrap_t *b, char *why, size_t cap);
 
 /* Helpers built on the ops: node-local PEs (same hostname and boot id). */
 /* Fills node_of[n_pes] with a node index (0..n_nodes-1, in order of the

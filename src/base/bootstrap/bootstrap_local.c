@@ -1,6 +1,7 @@
 /* bootstrap_local.c: the client of gshmemrun's rendezvous server (protocol:
- * local_proto.h). Every wait is bounded by GSHMEM_TIMEOUT; a connection the
- * server closes (a peer died, the job is being ended) is PEER_DEAD. */
+ * local_proto.h). Waits are unbounded unless GSHMEM_TIMEOUT is set (the
+ * server notices a dead PE and tells everyone); a connection the server
+ * closes (a peer died, the job is being ended) is PEER_DEAD. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -239,6 +240,34 @@ static void local_end_job(gshmemi_bootstrap_t *b, uint32_t type, int status, con
     _exit(status);
 }
 
+/* Between exchanges the server sends only ERROR (the job is failing; it
+ * then closes) or a QUERY_REPLY left from a timed-out exchange; anything
+ * else, or the connection closed, is a failure too. */
+static int local_notice(gshmemi_bootstrap_t *b, char *why, size_t cap)
+{
+    local_priv_t *lp = b->priv;
+    struct pollfd pfd = {.fd = lp->fd, .events = POLLIN};
+    gshmemi_lp_hdr_t h;
+
+    if (!lp->broken && poll(&pfd, 1, 0) <= 0)
+        return 0;
+    snprintf(why, cap, "gshmemrun closed the connection (a PE died, or the job is ending)");
+    if (lp->broken)
+        return GSHMEM_ERR_PEER_DEAD;
+    if (io_full(lp->fd, &h, sizeof h, 0, now_ms() + 2000) == 0 &&
+        h.magic == GSHMEMI_LP_MAGIC && h.len < (1u << 20)) {
+        char text[1024];
+        if (h.type == GSHMEMI_LP_QUERY_REPLY) {
+            read_text(lp, &h, text, sizeof text);
+            return 0;
+        }
+        if (h.type == GSHMEMI_LP_ERROR && read_text(lp, &h, text, sizeof text) == 0)
+            snprintf(why, cap, "gshmemrun: %s", text);
+    }
+    lp->broken = 1;
+    return GSHMEM_ERR_PEER_DEAD;
+}
+
 static void local_abort(gshmemi_bootstrap_t *b, int status, const char *msg)
 {
     local_end_job(b, GSHMEMI_LP_ABORT, status, msg);
@@ -270,6 +299,7 @@ static const gshmemi_bootstrap_ops_t local_ops = {
     .name = "local",
     .allgather = local_allgather,
     .barrier = local_barrier,
+    .notice = local_notice,
     .abort = local_abort,
     .global_exit = local_global_exit,
     .finalize = local_finalize,

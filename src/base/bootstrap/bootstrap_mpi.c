@@ -95,6 +95,7 @@ static const gshmemi_bootstrap_ops_t mpi_ops = {
     .name = "mpi",
     .allgather = mpi_allgather,
     .barrier = mpi_barrier,
+    .notice = gshmemi_bootstrap_notice_none,
     .abort = mpi_abort,
     .global_exit = mpi_global_exit,
     .finalize = mpi_finalize,

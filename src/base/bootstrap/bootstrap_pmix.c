@@ -170,6 +170,7 @@ static const gshmemi_bootstrap_ops_t pmix_ops = {
     .name = "pmix",
     .allgather = pmix_allgather,
     .barrier = pmix_barrier,
+    .notice = gshmemi_bootstrap_notice_none,   /* mpirun ends the job */
     .abort = pmix_abort,
     .global_exit = pmix_global_exit,
     .finalize = pmix_finalize,

@@ -55,6 +55,7 @@ static const gshmemi_bootstrap_ops_t self_ops = {
     .name = "self",
     .allgather = self_allgather,
     .barrier = self_barrier,
+    .notice = gshmemi_bootstrap_notice_none,
     .abort = self_abort,
     .global_exit = self_global_exit,
     .finalize = self_finalize,

@@ -233,10 +233,10 @@ static int gshmemi_config_validate(gshmemi_config_t *cfg)
     if (!gshmemi_config_transports_ok(cfg->transports))
         return gshmemi_config_reject("TRANSPORTS", cfg->transports,
                                      "auto or a comma list of p2p, shm, ofi (no repeats)");
-    if (cfg->timeout <= 0) {
+    if (cfg->timeout < 0) {
         char v[32];
         snprintf(v, sizeof(v), "%ld", cfg->timeout);
-        return gshmemi_config_reject("TIMEOUT", v, "a number of seconds > 0");
+        return gshmemi_config_reject("TIMEOUT", v, "a number of seconds >= 0 (0: no limit)");
     }
     if (cfg->idle_spin_us < 0 || cfg->idle_spin_us > 10000000) {
         char v[32];

@@ -22,6 +22,13 @@ typedef struct gshmemi_config {
  * value: logs the variable, the value and what is accepted, returns
  * GSHMEM_ERR_CONFIG, and leaves *cfg unspecified. */
 int gshmemi_config_load(gshmemi_config_t *cfg);
+/* The bound of a wait that nobody else can end (a kernel's wait, a thread
+ * join, init's descriptor exchange): GSHMEM_TIMEOUT when set, else 60 s. */
+#define GSHMEMI_CFG_BOUNDED_WAIT_S 60
+static inline long gshmemi_config_bounded_wait_s(const gshmemi_config_t *cfg)
+{
+    return cfg != NULL && cfg->timeout > 0 ? cfg->timeout : GSHMEMI_CFG_BOUNDED_WAIT_S;
+}
 /* Print every setting: name, current value, default, help. */
 void gshmemi_config_print(const gshmemi_config_t *cfg, FILE *out);
 

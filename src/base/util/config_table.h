@@ -42,8 +42,11 @@ GSHMEMI_CFG(size, OFI_AM_CHUNK, ofi_am_chunk, "1M",
 GSHMEMI_CFG(int, OFI_AM_RAILS, ofi_am_rails, "4",
             "ofi active messages: endpoints per PE (1 to 8), each in its own domain with its "
             "own progress thread; messages to a PE take them in turn")
-GSHMEMI_CFG(int, TIMEOUT, timeout, "60",
-            "seconds a bootstrap exchange may wait for a peer before the job is aborted")
+GSHMEMI_CFG(int, TIMEOUT, timeout, "0",
+            "a debugging limit: seconds one wait (barrier, collective, wait_until, lock, "
+            "bootstrap exchange) may last before the PE ends the job; 0: no limit (a dead "
+            "PE is reported by the launcher). Device waits (stages, aggregator): this, or "
+            "60 when 0")
 GSHMEMI_CFG(bool, INFO, info, "0", "print this table at init (PE 0)")
 GSHMEMI_CFG(bool, ENABLE_ERROR_CHECKS, enable_error_checks, "1",
             "check arguments and collective consistency (malloc sizes across PEs)")

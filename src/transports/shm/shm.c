@@ -231,7 +231,7 @@ static int shm_connect_all(shm_priv_t *priv, const gshmemi_tp_env_t *env, int ho
     gshmemi_bootstrap_t *b = env->boot;
     int32_t mine = host_heap;
     int n_local = 0, lsock = -1, rc = GSHMEM_SUCCESS, brc, fail_pe;
-    long tmo = env->cfg != NULL && env->cfg->timeout > 0 ? env->cfg->timeout : 60;
+    long tmo = gshmemi_config_bounded_wait_s(env->cfg);
     int timeout_ms = tmo > 1000000 ? 1000000000 : (int)(tmo * 1000);
     char path[512] = "";
 

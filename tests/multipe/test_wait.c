@@ -1,0 +1,111 @@
+/* test_wait.c: slow is not dead. A PE that computes 90 s before a barrier
+ * (no GSHMEM_TIMEOUT) does not end the job; a PE killed while the others
+ * wait in a barrier, a reduction, wait_until or a lock ends the job within
+ * 2 s of its death, the launcher naming it, over shm and ofi/tcp; under
+ * gshmemrun --serve (nobody signals the PEs) the waiting PEs end by
+ * themselves, naming it; GSHMEM_TIMEOUT, when set, bounds one wait. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tests_common.h"
+
+int gshmemi_rmtree(const char *path);
+
+#define DEATH_LIMIT_S 2.0
+
+static double realtime_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Seconds from PE 1's "dies at T" line to ended_at; fails when it is missing. */
+static double since_death(const test_run_t *r, double ended_at)
+{
+    const char *at = strstr(r->output, "pe_wait: PE 1 dies at ");
+    cr_assert_not_null(at, "PE 1 never reached its death:\n%s", test_tail(r));
+    return ended_at - strtod(at + strlen("pe_wait: PE 1 dies at "), NULL);
+}
+
+static void expect_death_named(const char *tp, const char *where)
+{
+    char env[512];
+    snprintf(env, sizeof env, "%s", test_tp_env(tp));
+    test_run_t r = test_run_env_pes(env, 3, "pe_wait", where, 60);
+    double dt = since_death(&r, realtime_s());
+    cr_expect_neq(r.status, 0, "%s/%s: the job succeeded although PE 1 died", tp, where);
+    cr_expect(strstr(r.output, "gshmemrun: PE 1 (pid ") &&
+                  strstr(r.output, "was killed by signal 9"),
+              "%s/%s: the launcher did not name PE 1:\n%s", tp, where, test_tail(&r));
+    cr_expect_lt(dt, DEATH_LIMIT_S, "%s/%s: the job ended %.2f s after PE 1 died:\n%s", tp,
+                 where, dt, test_tail(&r));
+    cr_expect(!strstr(r.output, "left its"), "%s/%s:\n%s", tp, where, test_tail(&r));
+    test_run_free(&r);
+}
+
+#define DEATH_TESTS(tp, TP)                                                           \
+    Test(wait_dead, barrier_##tp, .timeout = 90) { expect_death_named(TP, "die barrier"); } \
+    Test(wait_dead, reduce_##tp, .timeout = 90) { expect_death_named(TP, "die reduce"); }   \
+    Test(wait_dead, wait_until_##tp, .timeout = 90)                                   \
+    {                                                                                 \
+        expect_death_named(TP, "die wait_until");                                     \
+    }                                                                                 \
+    Test(wait_dead, lock_##tp, .timeout = 90) { expect_death_named(TP, "die lock"); }
+
+DEATH_TESTS(shm, "shm")
+DEATH_TESTS(ofi_tcp, "ofi-tcp")
+
+/* Under gshmemrun --serve nobody signals the PEs: the two waiting in a
+ * wait_until learn of PE 1's death from the server and end by themselves,
+ * each naming it, within the limit. */
+Test(wait_dead, serve_pes_end_by_themselves, .timeout = 90)
+{
+    char base[64] = "/tmp/gshmem-wait-test-XXXXXX", cmd[512];
+    cr_assert_not_null(mkdtemp(base));
+    snprintf(cmd, sizeof cmd, "sh %s/tests/multipe/serve_pes.sh %%B/tools/gshmemrun/gshmemrun "
+             "3 %s/d wait %%B/tests/pe/pe_wait die wait_until", GSHMEM_SOURCE_DIR, base);
+    test_run_t r = test_run(test_tp_env("shm"), cmd, 60);
+    double dt = since_death(&r, realtime_s());
+    cr_expect(strstr(r.output, "gshmem: PE 0: wait: the job is failing, so this PE stops "
+                     "waiting: gshmemrun: PE 1 (pid ") &&
+                  strstr(r.output, "gshmem: PE 2: wait: the job is failing, so this PE stops "
+                         "waiting: gshmemrun: PE 1 (pid "),
+              "PEs 0 and 2 should each name PE 1:\n%s", test_tail(&r));
+    cr_expect(strstr(r.output, "PE 0 status 1\n") && strstr(r.output, "PE 2 status 1\n"),
+              "%s", test_tail(&r));
+    cr_expect_lt(dt, DEATH_LIMIT_S, "the PEs ended %.2f s after PE 1 died:\n%s", dt,
+                 test_tail(&r));
+    test_run_free(&r);
+    gshmemi_rmtree(base);
+}
+
+/* GSHMEM_TIMEOUT=1 bounds a wait: wait_until on a flag nobody sets ends
+ * after about a second, saying why. */
+Test(wait_dead, timeout_bounds_a_wait_when_set, .timeout = 60)
+{
+    char env[512];
+    snprintf(env, sizeof env, "%s GSHMEM_TIMEOUT=1", test_tp_env("shm"));
+    test_run_t r = test_run_env_pes(env, 2, "pe_wait", "stuck -", 30);
+    cr_expect_eq(r.status, 1, "%s", test_tail(&r));
+    cr_expect(strstr(r.output, "wait: a wait (barrier, collective, wait_until, signal wait or "
+                     "lock) went on for more than GSHMEM_TIMEOUT=1 s"), "%s", test_tail(&r));
+    cr_expect_lt(r.seconds, 10.0, "took %.1f s:\n%s", r.seconds, test_tail(&r));
+    test_run_free(&r);
+}
+
+/* The last PE computes 90 s before the barrier the others wait in; with
+ * no GSHMEM_TIMEOUT the job succeeds (the launcher's own limit is above). */
+Test(wait_slow, ninety_seconds_before_a_barrier, .timeout = 200)
+{
+    test_run_t r = test_run_env_pes(test_tp_env("shm"), 3, "pe_wait", "slow 90", 150);
+    cr_expect_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));
+    cr_expect(strstr(r.output, "pe_wait: OK (3 PEs, PE 2 computed 90 s first)"), "%s",
+              test_tail(&r));
+    cr_expect_gt(r.seconds, 89.0, "took %.1f s", r.seconds);
+    test_run_free(&r);
+}
