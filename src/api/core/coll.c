@@ -1,25 +1,31 @@
-/* coll.c: data-moving collectives on any team (the reductions: reduce.c).
+/* coll.c: fcollect, collect and alltoall(s) on any team, and the team
+ * forms of every data collective (broadcast: coll_bcast.c; reductions:
+ * reduce.c; the steps: coll_scratch.c).
  *
- * One-sided, push-based: each member puts its contribution straight into
- * the destination of the others (non-blocking), then a team barrier (quiet
- * + the team's sync: the bootstrap barrier for WORLD, the members'
- * dissemination barrier otherwise, team.c) completes the collective. As in
- * OpenSHMEM, dest must be ready to receive on every member when the
- * collective is entered. PE numbers below are team PE numbers; me is this
- * PE's, pes[] maps them to world PEs.
- * - broadcast: the root puts source into every member's dest, its own too
- *   (not its own for OpenSHMEM's active-set form);
- * - fcollect: member i puts its block into every dest at offset i * nelems;
- * - collect: the same at the sum of the sizes of the members before it
- *   (the sizes first go round through the team's exchange words);
- * - alltoall(s): member i puts block j of source into member j's dest at
- *   block i (alltoalls: strided on both sides).
+ * One round, straight into dest, which OpenSHMEM has ready on every
+ * member when any member enters: each member puts its blocks into the
+ * other members' dest (non-blocking, starting after itself: in step i
+ * member me serves member me + i, the pairwise exchange's order, so no
+ * two members start on the same target), one quiet, then signals each of
+ * them; it returns once every other member's signal has come (its dest is
+ * complete) and its own puts are (the quiet). No barrier. PE numbers are
+ * team PE numbers; pes[] maps them to world PEs.
+ * - fcollect: member i's block lands at offset i * nelems;
+ * - collect: at the sum of the sizes of the members before it. Each
+ *   member pushes its size, and its block where it fits the push room,
+ *   into the others' scratch and copies the pushed blocks into its own
+ *   dest; a larger block follows by puts once its owner knows its place.
+ *   With no push room (a small heap) the sizes go round first through the
+ *   team's exchange words;
+ * - alltoall(s): block j of member i's source lands in member j's dest
+ *   at block i (alltoalls: strided on both sides).
  * The gshmemi_coll_* bodies take the team itself, so that the active-set
  * forms (coll_aset.c) run the same code on a team made for the call. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "core.h"
+#include "coll_alg.h"
 
 gshmemi_team_t *gshmemi_coll_team(const char *call, gshmem_team_t team)
 {
@@ -32,54 +38,116 @@ gshmemi_team_t *gshmemi_coll_team(const char *call, gshmem_team_t team)
     return t;
 }
 
-/* Every member puts source[0, block) into dest + off on every member. */
-static void gshmemi_coll_push_all(const char *call, gshmemi_team_t *t, void *dest,
-                                  const void *source, size_t off, size_t block)
+/* Every other member's signal (one each). */
+static void gshmemi_coll_wait_others(gshmemi_coll_t *c)
 {
-    for (int i = 1; i <= t->size; i++) {
-        int j = (t->my_idx + i) % t->size;   /* spread the load, self last */
-        gshmemi_rma_put(call, (char *)dest + off, source, block, t->pes[j], 1);
-    }
-    gshmemi_team_barrier(call, t);
+    for (int i = 1; i < c->t->size; i++)
+        gshmemi_coll_wait(c, (c->t->my_idx + c->t->size - i) % c->t->size, 1);
 }
 
-void gshmemi_coll_broadcast(const char *call, gshmemi_team_t *t, void *dest, const void *source,
-                            size_t nbytes, int root, int to_root)
+/* This member's block (nbytes at off) into every member's dest, then a
+ * signal to each other member; gather: then every other member's signal. */
+static void gshmemi_coll_gather_put(gshmemi_coll_t *c, void *dest, const void *source,
+                                    size_t off, size_t nbytes)
 {
-    if (t->my_idx == root) {
-        for (int i = 1; i <= t->size; i++) {
-            int j = (root + i) % t->size;
-            if (j != root || to_root)
-                gshmemi_rma_put(call, dest, source, nbytes, t->pes[j], 1);
-        }
+    gshmemi_team_t *t = c->t;
+
+    gshmemi_rma_put(c->call, (char *)dest + off, source, nbytes, gshmemi_g.my_pe, 0);
+    for (int i = 1; i < t->size; i++)
+        gshmemi_rma_put(c->call, (char *)dest + off, source, nbytes,
+                        t->pes[(t->my_idx + i) % t->size], 1);
+    gshmemi_coll_signal_others(c);
+}
+
+static void gshmemi_coll_gather(gshmemi_coll_t *c, void *dest, const void *source, size_t off,
+                                size_t nbytes)
+{
+    gshmemi_coll_gather_put(c, dest, source, off, nbytes);
+    gshmemi_coll_wait_others(c);
+}
+
+/* collect's place of this member through the team's exchange words (no
+ * push room): the sizes of the members before it. */
+static size_t gshmemi_coll_offset_xchg(gshmemi_coll_t *c, size_t nbytes)
+{
+    gshmemi_team_t *t = c->t;
+    uint64_t off = 0, *sizes = malloc((size_t)t->size * sizeof *sizes);
+
+    if (sizes == NULL)
+        gshmemi_fatal(c->call, "out of host memory for the sizes of %d PEs", t->size);
+    gshmemi_team_exchange(c->call, t, nbytes, sizes);
+    for (int i = 0; i < t->my_idx; i++)
+        off += sizes[i];
+    free(sizes);
+    return (size_t)off;
+}
+
+/* collect in one round where the blocks fit the push: each member pushes
+ * its size and, when it fits the room, its block; every member copies the
+ * pushed blocks into its own dest. A larger block follows by puts and a
+ * signal once its owner knows its place (the sizes before it). */
+static void gshmemi_coll_collect_push(gshmemi_coll_t *c, void *dest, const void *source,
+                                      size_t nbytes)
+{
+    gshmemi_team_t *t = c->t;
+    size_t room = gshmemi_coll_push_room(), fit = room - sizeof(uint64_t), n = (size_t)t->size;
+    unsigned char *hdr = gshmemi_coll_buf(c, room + n * (sizeof(uint64_t) + sizeof(void *) +
+                                                         room));
+    uint64_t v = nbytes, *sizes = (uint64_t *)(void *)(hdr + room), off = 0;
+    const unsigned char **at = (const unsigned char **)(void *)(sizes + n);
+    unsigned char *copies = (unsigned char *)(at + n);
+
+    memcpy(hdr, &v, sizeof v);
+    if (nbytes <= fit)
+        gshmemi_sym_read(c->call, hdr + sizeof v, source, nbytes);
+    gshmemi_coll_push_all(c, hdr, sizeof v + (nbytes <= fit ? nbytes : 0));
+    sizes[t->my_idx] = nbytes;
+    for (int i = 1; i < t->size; i++) {
+        int j = (t->my_idx + i) % t->size;
+        at[j] = gshmemi_coll_push_take(c, j, room, copies + (size_t)j * room);
+        memcpy(&sizes[j], at[j], sizeof v);
     }
-    gshmemi_team_barrier(call, t);
+    for (int j = 0; j < t->my_idx; j++)
+        off += sizes[j];
+    if (nbytes > fit)
+        gshmemi_coll_gather_put(c, dest, source, off, nbytes);
+    else
+        gshmemi_rma_put(c->call, (char *)dest + off, source, nbytes, gshmemi_g.my_pe, 0);
+    off = 0;
+    for (int j = 0; j < t->size; off += sizes[j], j++)
+        if (j != t->my_idx && sizes[j] <= fit && sizes[j] > 0)
+            gshmemi_sym_write(c->call, (char *)dest + off, at[j] + sizeof v, sizes[j]);
+    for (int j = 0; j < t->size; j++)
+        if (j != t->my_idx && sizes[j] > fit)
+            gshmemi_coll_wait(c, j, 1);
 }
 
 void gshmemi_coll_collect(const char *call, gshmemi_team_t *t, void *dest, const void *source,
                           size_t nbytes, int same_size)
 {
-    size_t off = (size_t)t->my_idx * nbytes;
+    gshmemi_coll_t c;
 
-    if (!same_size) {
-        uint64_t *sizes = malloc((size_t)t->size * sizeof *sizes);
-        if (sizes == NULL)
-            gshmemi_fatal(call, "out of host memory for the sizes of %d PEs", t->size);
-        gshmemi_team_exchange(call, t, nbytes, sizes);
-        off = 0;
-        for (int i = 0; i < t->my_idx; i++)
-            off += sizes[i];
-        free(sizes);
-    }
-    gshmemi_coll_push_all(call, t, dest, source, off, nbytes);
+    gshmemi_coll_begin(call, t, &c);
+    if (same_size && nbytes > 0)
+        gshmemi_coll_gather(&c, dest, source, (size_t)t->my_idx * nbytes, nbytes);
+    else if (!same_size && gshmemi_coll_push_room() > sizeof(uint64_t))
+        gshmemi_coll_collect_push(&c, dest, source, nbytes);
+    else if (!same_size)
+        gshmemi_coll_gather(&c, dest, source, gshmemi_coll_offset_xchg(&c, nbytes), nbytes);
+    gshmemi_quiet_all(call);   /* the signals too: nothing is left to progress */
 }
 
 void gshmemi_coll_alltoalls(const char *call, gshmemi_team_t *t, void *dest, const void *source,
                             ptrdiff_t dst, ptrdiff_t sst, size_t elem_size, size_t nelems)
 {
     size_t block = gshmemi_rma_bytes(call, nelems, elem_size);
-    for (int i = 1; i <= t->size; i++) {
-        int j = (t->my_idx + i) % t->size;
+    gshmemi_coll_t c;
+
+    if (block == 0)
+        return;
+    gshmemi_coll_begin(call, t, &c);
+    for (int i = 0; i < t->size; i++) {
+        int j = (t->my_idx + i) % t->size;   /* self first: its copy is local */
         char *d = (char *)dest + (size_t)t->my_idx * block * (size_t)dst;
         const char *s = (const char *)source + (size_t)j * block * (size_t)sst;
         if (dst == 1 && sst == 1)
@@ -87,7 +155,9 @@ void gshmemi_coll_alltoalls(const char *call, gshmemi_team_t *t, void *dest, con
         else
             gshmemi_rma_strided(call, 1, d, s, dst, sst, elem_size, nelems, t->pes[j]);
     }
-    gshmemi_team_barrier(call, t);
+    gshmemi_coll_signal_others(&c);
+    gshmemi_coll_wait_others(&c);
+    gshmemi_quiet_all(call);
 }
 
 /* ---- the team forms --------------------------------------------------------- */

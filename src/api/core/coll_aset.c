@@ -7,14 +7,18 @@
  * becomes a team for the call (gshmemi_team_aset_init, team.c) and the
  * team collectives' bodies run on it (coll.c, reduce.c): one algorithm per
  * collective, whatever names its PEs.
- * - pSync holds the set's barrier counters: its first ceil(log2(PE_size))
- *   words (at most 31 of the SHMEM_*_SYNC_SIZE = 64). Each wait takes its
- *   count back, so pSync holds SHMEM_SYNC_VALUE (0) again when the call
- *   returns, as the specification requires; the same pSync may serve the
- *   next call on the same set at once (a PE that enters it early adds to
- *   counters that the others take back in their next call), on another set
- *   once every member of this call has returned. pWrk is not used: the
- *   reductions combine in private memory.
+ * - The data collectives and reductions signal through the collective
+ *   state every active set shares (coll_scratch.c: words and buffers per
+ *   sender world PE, so sets that share PEs do not mix), not through
+ *   pSync. pSync holds the set's barrier counters (barrier, sync, and
+ *   collect's size exchange where a small heap left no push room): its
+ *   first ceil(log2(PE_size)) words (at most 31 of the SHMEM_*_SYNC_SIZE =
+ *   64). Each wait takes its count back, so pSync holds SHMEM_SYNC_VALUE
+ *   (0) again when the call returns, as the specification requires; the
+ *   same pSync may serve the next call on the same set at once (a PE that
+ *   enters it early adds to counters that the others take back in their
+ *   next call), on another set once every member of this call has
+ *   returned. pWrk is not used: the reductions combine in private memory.
  * - Only the set's members take part; other PEs are not involved.
  * - broadcast: dest on the root is not written (the team form writes it).
  * - The member lists of up to GSHMEMI_ASET_CACHE sets are kept (any

@@ -5,50 +5,131 @@
  * int64, float, double, longdouble, complexf, complexd), the same body on
  * the active set's team (coll_aset.c; pWrk is not used).
  *
- * Pull-based: a team barrier (every member's source is ready), every
- * member gets each member's source (non-blocking gets, one quiet) into a
- * private buffer, combines them in team order (every member computes
- * bit-identical results), a team sync (every source has been read: dest may
- * be source), then writes dest. No symmetric scratch, so no collective
- * allocation over WORLD: a sub-team reduces on its own. The host combines
- * the values in host memory whatever the heap: on a CUDA heap the gets
- * land in the host buffer (the transports copy device memory out), this
- * PE's own source is copied out and the result copied into dest by
- * gshmemi_sym_read/write (copies that do not wait for the user's kernels;
- * the CPU never touches the heap). */
+ * Every element is combined in team order, acc = x_0, then acc = op(acc,
+ * x_j) for j = 1, 2, ... (the same expressions whatever the algorithm),
+ * so every member gets bit-identical results, equal to a serial loop's.
+ * - up to reduce_push_max bytes (and the scratch's room): one round. Each
+ *   member pushes its source into every other member's scratch (one
+ *   signal each) and combines the n contributions itself; dest is
+ *   written last, so it may be source.
+ * - above: reduce-scatter + allgather. Each member signals the others
+ *   that its source is ready; member k combines its share of the elements
+ *   (near-equal runs of whole cache lines, in team order) from every
+ *   member's source (read in place where the heap is mapped here: shm;
+ *   else non-blocking gets, one quiet), puts the result into every
+ *   member's dest and signals them; a member returns once every share has
+ *   come. Element e of any source is read only by e's owner, before it
+ *   writes e anywhere, so dest may be source; no member's source is read
+ *   after its last signal has come, so it may be reused at return.
+ * The host combines in host memory whatever the heap: on a CUDA heap the
+ * scratch and this PE's own data are copied out (gshmemi_sym_read) and
+ * the result in (gshmemi_sym_write); the CPU never touches the heap. */
 #include <stdlib.h>
+#include <string.h>
 
-#include "core.h"
+#include "coll_alg.h"
 
+/* A combining step: acc[k] = op(acc[k], x[k]) for k < n. */
 typedef void gshmemi_red_fn(void *acc, const void *x, size_t n);
+
+/* One round through the push scratch (bytes <= the room). */
+static void gshmemi_reduce_push(gshmemi_coll_t *c, void *dest, const void *source,
+                                size_t nreduce, size_t bytes, gshmemi_red_fn *fn)
+{
+    gshmemi_team_t *t = c->t;
+    unsigned char *acc = gshmemi_coll_buf(c, 3 * bytes), *tmp = acc + bytes;
+    const void *mine = source;
+
+    if (gshmemi_g.heap.kind != GSHMEMI_HEAP_HOST) {
+        gshmemi_sym_read(c->call, tmp + bytes, source, bytes);
+        mine = tmp + bytes;
+    }
+    gshmemi_coll_push_all(c, source, bytes);
+    for (int j = 0; j < t->size; j++) {
+        const void *x = j == t->my_idx ? mine : gshmemi_coll_push_take(c, j, bytes, tmp);
+        if (j == 0)
+            memcpy(acc, x, bytes);
+        else
+            fn(acc, x, nreduce);
+    }
+    gshmemi_sym_write(c->call, dest, acc, bytes);
+}
+
+/* This member's share combined into acc[len * size] from every source. */
+static void gshmemi_reduce_share(gshmemi_coll_t *c, unsigned char *acc, unsigned char *tmp,
+                                 const void *src, size_t len, size_t size, gshmemi_red_fn *fn)
+{
+    gshmemi_team_t *t = c->t;
+    size_t bytes = len * size;
+    int got = 0;
+
+    for (int j = 0; j < t->size; j++) {
+        if (j != t->my_idx)
+            gshmemi_coll_wait(c, j, 1);   /* its source is ready */
+        if (bytes > 0 && gshmemi_coll_peer_ptr(c, j, src) == NULL) {
+            gshmemi_rma_get(c->call, tmp + (size_t)j * bytes, src, bytes, t->pes[j], 1);
+            got = 1;
+        }
+    }
+    if (got)
+        gshmemi_quiet_all(c->call);
+    for (int j = 0; j < t->size && bytes > 0; j++) {
+        const void *x = gshmemi_coll_peer_ptr(c, j, src);
+        if (x == NULL)
+            x = tmp + (size_t)j * bytes;
+        if (j == 0)
+            memcpy(acc, x, bytes);
+        else
+            fn(acc, x, len);
+    }
+}
+
+/* Reduce-scatter + allgather. */
+static void gshmemi_reduce_rsag(gshmemi_coll_t *c, void *dest, const void *source,
+                                size_t nreduce, size_t size, gshmemi_red_fn *fn)
+{
+    gshmemi_team_t *t = c->t;
+    size_t unit = size >= 64 ? 1 : 64 / size, lo, len;
+
+    gshmemi_coll_split(nreduce, unit, t->size, t->my_idx, &lo, &len);
+    size_t bytes = len * size;
+    unsigned char *acc = gshmemi_coll_buf(c, bytes * (size_t)(t->size + 1));
+    gshmemi_coll_signal_others(c);
+    gshmemi_reduce_share(c, acc, acc + bytes, (const char *)source + lo * size, len, size, fn);
+    void *d = (char *)dest + lo * size;
+    for (int i = 1; i < t->size; i++)
+        gshmemi_rma_put(c->call, d, acc, bytes, t->pes[(t->my_idx + i) % t->size], 1);
+    if (bytes > 0)
+        gshmemi_sym_write(c->call, d, acc, bytes);
+    gshmemi_coll_signal_others(c);
+    for (int i = 1; i < t->size; i++)
+        gshmemi_coll_wait(c, (t->my_idx + t->size - i) % t->size, 1);
+}
 
 /* The reduction on team t (this PE a member). */
 static int gshmemi_reduce(const char *call, gshmemi_team_t *t, void *dest, const void *source,
                           size_t nreduce, size_t size, gshmemi_red_fn *fn)
 {
+    gshmemi_coll_t c;
+
     if (nreduce == 0)
         return GSHMEM_SUCCESS;
     size_t bytes = gshmemi_rma_bytes(call, nreduce, size);
-    if (bytes > SIZE_MAX / (size_t)t->size) {
+    if (bytes > SIZE_MAX / ((size_t)t->size + 1)) {
         GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: nreduce %zu is too large", call, nreduce);
         return GSHMEM_ERR_INVALID_ARG;
     }
-    char *all = malloc(bytes * (size_t)t->size);
-    if (all == NULL)
-        gshmemi_fatal(call, "out of host memory for %d blocks of %zu bytes", t->size, bytes);
-    gshmemi_team_barrier(call, t);
     gshmemi_check_sym(call, "source", source, bytes);
-    for (int i = 1; i < t->size; i++) {
-        int j = (t->my_idx + i) % t->size;   /* spread the load */
-        gshmemi_rma_get(call, all + (size_t)j * bytes, source, bytes, t->pes[j], 1);
-    }
-    gshmemi_sym_read(call, all + (size_t)t->my_idx * bytes, source, bytes);
+    gshmemi_check_sym(call, "dest", dest, bytes);
+    gshmemi_coll_begin(call, t, &c);
+    if (t->size == 1)
+        gshmemi_rma_put(call, dest, source, bytes, gshmemi_g.my_pe, 0);
+    else if (bytes <= gshmemi_coll_tune.reduce_push_max[gshmemi_coll_class(t->size)] &&
+             bytes <= gshmemi_coll_push_room())
+        gshmemi_reduce_push(&c, dest, source, nreduce, bytes, fn);
+    else
+        gshmemi_reduce_rsag(&c, dest, source, nreduce, size, fn);
     gshmemi_quiet_all(call);
-    for (int j = 1; j < t->size; j++)
-        fn(all, all + (size_t)j * bytes, nreduce);
-    gshmemi_team_sync(call, t);
-    gshmemi_sym_write(call, dest, all, bytes);
-    free(all);
     return GSHMEM_SUCCESS;
 }
 

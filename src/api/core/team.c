@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "coll_alg.h"
 #include "device_state.h"
 
 static gshmemi_team_t gshmemi_teams[GSHMEM_TEAM_MAX];
@@ -167,6 +168,7 @@ int gshmemi_team_setup(gshmemi_state_t *g)
     gshmemi_team_make(GSHMEM_TEAM_NODE, node, n_local, NULL, 0);
     for (int slot = GSHMEM_TEAM_WORLD; slot <= GSHMEM_TEAM_NODE; slot++)
         GSHMEMI_CHECK(gshmemi_team_to_device(slot));   /* teardown frees the teams */
+    GSHMEMI_CHECK(gshmemi_coll_setup(g));
     return GSHMEM_SUCCESS;
 
 fail:
@@ -176,6 +178,7 @@ fail:
 
 void gshmemi_team_teardown(gshmemi_state_t *g)
 {
+    gshmemi_coll_teardown(g);
     for (int i = 0; i < GSHMEM_TEAM_MAX; i++) {
         if (gshmemi_teams[i].live)
             gshmemi_ctx_drop_team(i);   /* every context belongs to a live team */

@@ -106,7 +106,9 @@ void gshmemi_wait_setup(const gshmemi_state_t *g)
 
 void gshmemi_wait_step(unsigned long spins)
 {
-    if (spins % GSHMEMI_WAIT_PROGRESS == 0 || gshmemi_wait_nap_ns > 0) {
+    /* a step that gives the core away is slow anyway: progress on each */
+    int slow = spins >= gshmemi_wait_yield_after || gshmemi_wait_nap_ns > 0;
+    if (spins % GSHMEMI_WAIT_PROGRESS == 0 || slow) {
         if (spins > 0)
             gshmemi_progress_all();
         gshmemi_wait_watch(spins);

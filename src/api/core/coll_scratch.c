@@ -1,0 +1,262 @@
+/* coll_scratch.c: the collectives' per-slot state and the steps the
+ * algorithms are made of (coll_alg.h): signal a member, wait for a
+ * member's signals, push a few bytes to every member.
+ *
+ * One symmetric area, reserved at init right after the team area (so at
+ * the same offset on every PE), holds for each of the GSHMEM_TEAM_MAX team
+ * slots and for the active sets (one more slot, shared by all of them):
+ * - n_pes signal words, one per sender world PE. Only that sender adds to
+ *   it, by 1 per signal, ordered after the data it announces; a receiver
+ *   knows how many signals each collective brings from each member and
+ *   counts those it waited for (seen), so nothing is ever reset and a
+ *   later team on the slot, or another active set, goes on from the same
+ *   counts: the signals between two PEs come in the order both make
+ *   their collective calls. A later signal may land before an earlier one
+ *   (ofi); both are ordered after the earlier data, so a wait that counts
+ *   it lets nothing through early.
+ * - the push scratch: per parity and sender world PE, room for one push.
+ *   Push k from s to r lands in parity k % 2. s makes push k + 2 only
+ *   after a push-all in which it took r's push k + 1, which r made after
+ *   taking push k: two buffers are enough, whatever the members do
+ *   between their pushes.
+ * The push scratch takes at most push_total_max bytes and a sixteenth of
+ * the heap; a small heap gets less room per push, or none (push_room 0:
+ * the algorithms that need it are not chosen). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_alg.h"
+
+#define GSHMEMI_COLL_SLOTS (GSHMEM_TEAM_MAX + 1)   /* the teams', then the active sets' */
+#define GSHMEMI_COLL_ASET GSHMEM_TEAM_MAX
+
+/* The thresholds: the crossovers of the algorithms measured side by side
+ * (one job, interleaved with Open MPI's, medians of 3 runs) at 2, 4 and 8
+ * PEs over shm on a 2-core machine; docs/DESIGN.md gives the tables. */
+const gshmemi_coll_tune_t gshmemi_coll_tune = {
+    .bcast_small_max = 16 << 10,
+    .bcast_small_radix = 8,
+    .bcast_tree_max = {SIZE_MAX, 128 << 10, SIZE_MAX},
+    .bcast_tree_radix = 2,
+    .reduce_push_max = {512, 2 << 10, 1 << 10},
+    .push_slot_max = 2 << 10,
+    .push_total_max = 4 << 20,
+};
+
+static gshmemi_coll_state_t gshmemi_coll_states[GSHMEMI_COLL_SLOTS];
+static unsigned char *gshmemi_coll_area;   /* local twin of the symmetric area */
+static uint64_t *gshmemi_coll_counts;      /* host: every slot's seen, pushed, pulled */
+static size_t gshmemi_coll_room;           /* bytes per push */
+
+/* Bytes of one slot's signal words and of its push scratch. */
+static size_t gshmemi_coll_sig_bytes(int n_pes)
+{
+    return ((size_t)n_pes * sizeof(uint64_t) + 63) & ~(size_t)63;
+}
+
+static size_t gshmemi_coll_room_of(const gshmemi_state_t *g)
+{
+    size_t total = gshmemi_coll_tune.push_total_max;
+    if (total > g->heap.heap_size / 16)
+        total = g->heap.heap_size / 16;
+    size_t room = total / GSHMEMI_COLL_SLOTS / (2 * (size_t)g->n_pes) & ~(size_t)63;
+    if (room > gshmemi_coll_tune.push_slot_max)
+        room = gshmemi_coll_tune.push_slot_max;
+    return room;
+}
+
+int gshmemi_coll_setup(gshmemi_state_t *g)
+{
+    size_t n = (size_t)g->n_pes, off;
+    gshmemi_coll_room = gshmemi_coll_room_of(g);
+    size_t slot = gshmemi_coll_sig_bytes(g->n_pes) + 2 * n * gshmemi_coll_room;
+    size_t bytes = GSHMEMI_COLL_SLOTS * slot;
+
+    gshmemi_coll_counts = calloc(GSHMEMI_COLL_SLOTS * 3 * n, sizeof(uint64_t));
+    if (gshmemi_coll_counts == NULL) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "out of memory for the collectives' counts of %d "
+                      "PEs", g->n_pes);
+        return GSHMEM_ERR_NOMEM;
+    }
+    if (gshmemi_alloc_get(g->heap.alloc, bytes, GSHMEMI_MEM_MIN_ALIGN, &off) != 0) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "the collectives' area (%zu bytes: %d slots of "
+                      "%zu) does not fit the symmetric heap (GSHMEM_SYMMETRIC_SIZE)", bytes,
+                      GSHMEMI_COLL_SLOTS, slot);
+        gshmemi_coll_teardown(g);
+        return GSHMEM_ERR_NOMEM;
+    }
+    gshmemi_coll_area = (unsigned char *)g->heap.base + off;
+    int rc = gshmemi_heap_memset(&g->heap, gshmemi_coll_area, 0, bytes);
+    if (rc != 0) {
+        gshmemi_coll_teardown(g);
+        return rc;
+    }
+    for (int s = 0; s < GSHMEMI_COLL_SLOTS; s++) {
+        gshmemi_coll_state_t *st = &gshmemi_coll_states[s];
+        unsigned char *base = gshmemi_coll_area + (size_t)s * slot;
+        uint64_t *counts = gshmemi_coll_counts + (size_t)s * 3 * n;
+        *st = (gshmemi_coll_state_t){.sig = (uint64_t *)(void *)base,
+                                     .push = base + gshmemi_coll_sig_bytes(g->n_pes),
+                                     .seen = counts, .pushed = counts + n,
+                                     .pulled = counts + 2 * n};
+    }
+    return GSHMEM_SUCCESS;
+}
+
+void gshmemi_coll_teardown(gshmemi_state_t *g)
+{
+    for (int s = 0; s < GSHMEMI_COLL_SLOTS; s++)
+        free(gshmemi_coll_states[s].buf);
+    memset(gshmemi_coll_states, 0, sizeof gshmemi_coll_states);
+    if (gshmemi_coll_area != NULL && g->heap.alloc != NULL)
+        (void)gshmemi_alloc_put(g->heap.alloc,
+                                (size_t)(gshmemi_coll_area - (unsigned char *)g->heap.base));
+    gshmemi_coll_area = NULL;
+    free(gshmemi_coll_counts);
+    gshmemi_coll_counts = NULL;
+}
+
+/* A team's slot: its handle, which is its entry's place among the slot
+ * teams (gshmemi_team_get gives &teams[handle]); an active set's team is
+ * none of them. */
+static int gshmemi_coll_slot_of(const char *call, const gshmemi_team_t *t)
+{
+    uintptr_t base = (uintptr_t)gshmemi_team_get(call, GSHMEM_TEAM_WORLD), p = (uintptr_t)t;
+    if (p >= base && p < base + GSHMEM_TEAM_MAX * sizeof *t && (p - base) % sizeof *t == 0)
+        return (int)((p - base) / sizeof *t);
+    return GSHMEMI_COLL_ASET;
+}
+
+void gshmemi_coll_begin(const char *call, gshmemi_team_t *t, gshmemi_coll_t *c)
+{
+    c->call = call;
+    c->t = t;
+    c->st = &gshmemi_coll_states[gshmemi_coll_slot_of(call, t)];
+}
+
+size_t gshmemi_coll_push_room(void)
+{
+    return gshmemi_coll_room;
+}
+
+void *gshmemi_coll_buf(gshmemi_coll_t *c, size_t n)
+{
+    gshmemi_coll_state_t *st = c->st;
+
+    if (n > st->buf_cap) {
+        size_t cap = n < 4096 ? 4096 : n;
+        free(st->buf);
+        st->buf = malloc(cap);
+        st->buf_cap = st->buf != NULL ? cap : 0;
+        if (st->buf == NULL)
+            gshmemi_fatal(c->call, "out of host memory for a %zu-byte collective buffer", n);
+    }
+    return st->buf;
+}
+
+void gshmemi_coll_split(size_t total, size_t unit, int m, int i, size_t *lo_p, size_t *len_p)
+{
+    size_t units = (total + unit - 1) / unit, per = units / (size_t)m;
+    size_t extra = units % (size_t)m, k = (size_t)i;
+    size_t lo = (k * per + (k < extra ? k : extra)) * unit;
+    size_t hi = lo + (per + (k < extra ? 1 : 0)) * unit;
+
+    *lo_p = lo < total ? lo : total;
+    *len_p = (hi < total ? hi : total) - *lo_p;
+}
+
+/* ---- steps ----------------------------------------------------------------------- */
+
+void gshmemi_coll_signal(gshmemi_coll_t *c, int j, int done)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+    int pe = c->t->pes[j];
+    uint64_t one = 1;
+    uint64_t off = (uint64_t)((unsigned char *)&c->st->sig[g->my_pe] -
+                              (unsigned char *)g->heap.base);
+    gshmemi_transport_t *stp = gshmemi_amo_tp_of(pe), *dtp = g->pe_tp[pe];
+
+    if (!done && dtp != stp) {   /* the data took another transport: complete it first */
+        int rc = dtp->ops->quiet(dtp);
+        if (rc != 0)
+            gshmemi_tp_fatal(c->call, dtp, rc, "completing the data before a signal", pe);
+    }
+    int rc = stp->ops->amo_nbi(stp, pe, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, off, &one, !done);
+    if (rc != 0)
+        gshmemi_tp_fatal(c->call, stp, rc, "a collective's signal", pe);
+}
+
+void gshmemi_coll_signal_others(gshmemi_coll_t *c)
+{
+    gshmemi_quiet_all(c->call);
+    for (int i = 1; i < c->t->size; i++)
+        gshmemi_coll_signal(c, (c->t->my_idx + i) % c->t->size, 1);
+}
+
+void gshmemi_coll_put_signal(gshmemi_coll_t *c, void *dest, const void *src, size_t n, int j)
+{
+    gshmemi_rma_put(c->call, dest, src, n, c->t->pes[j], 1);
+    if (j != c->t->my_idx)
+        gshmemi_coll_signal(c, j, 0);
+}
+
+void gshmemi_coll_wait(gshmemi_coll_t *c, int j, uint64_t k)
+{
+    int pe = c->t->pes[j];
+    uint64_t want = c->st->seen[pe] += k, v;
+    const uint64_t *w = &c->st->sig[pe];
+
+    for (unsigned long spins = 0;; spins++) {
+        gshmemi_sym_load(c->call, &v, w, sizeof v);
+        if (v >= want)
+            return;
+        gshmemi_sym_wait_step(spins);
+    }
+}
+
+static unsigned char *gshmemi_coll_push_slot(gshmemi_coll_t *c, uint64_t k, int pe)
+{
+    size_t i = (size_t)(k & 1) * (size_t)gshmemi_g.n_pes + (size_t)pe;
+    return c->st->push + i * gshmemi_coll_room;
+}
+
+void gshmemi_coll_push_all(gshmemi_coll_t *c, const void *src, size_t n)
+{
+    gshmemi_team_t *t = c->t;
+    int me = gshmemi_g.my_pe;
+
+    for (int i = 1; i < t->size; i++) {
+        int pe = t->pes[(t->my_idx + i) % t->size];
+        gshmemi_rma_put(c->call, gshmemi_coll_push_slot(c, c->st->pushed[pe]++, me), src, n,
+                        pe, 1);
+    }
+    gshmemi_coll_signal_others(c);
+}
+
+const void *gshmemi_coll_push_take(gshmemi_coll_t *c, int j, size_t n, void *out)
+{
+    int pe = c->t->pes[j];
+
+    gshmemi_coll_wait(c, j, 1);
+    const unsigned char *p = gshmemi_coll_push_slot(c, c->st->pulled[pe]++, pe);
+    if (gshmemi_g.heap.kind == GSHMEMI_HEAP_HOST)
+        return p;
+    gshmemi_sym_read(c->call, out, p, n);
+    return out;
+}
+
+const void *gshmemi_coll_peer_ptr(gshmemi_coll_t *c, int j, const void *sym)
+{
+    gshmemi_state_t *g = &gshmemi_g;
+    int pe = c->t->pes[j];
+    uint64_t off;
+
+    if (g->heap.kind != GSHMEMI_HEAP_HOST)
+        return NULL;
+    if (pe == g->my_pe)
+        return sym;
+    if (!gshmemi_heap_offset(&g->heap, sym, 1, &off))
+        return NULL;
+    gshmemi_transport_t *tp = g->pe_tp[pe];
+    return tp->ops->ptr(tp, pe, off);
+}

@@ -1,0 +1,46 @@
+/* test_coll_ref: pe_api_coll_ref (every collective and reduction against
+ * serial references, across the thresholds of the collectives' table) at
+ * 2, 3 and 4 PEs over shm and ofi over tcp;ofi_rxm, at 5 and 8 PEs over
+ * shm, and at 4 PEs over shm with small heaps: one that leaves the
+ * collectives less push room (other thresholds), one that leaves none
+ * (the algorithms that need none). Odd PE counts matter: blocks and trees
+ * do not divide evenly. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+
+#include "tests_common.h"
+
+#define COLL_REF_TIMEOUT_S 300
+
+static void run_ref(const char *tp, int n, const char *env_extra, const char *args,
+                    const char *must_have)
+{
+    char env[512];
+    snprintf(env, sizeof env, "%s %s", test_tp_env(tp), env_extra);
+    test_run_t r = test_run_env_pes(env, n, "pe_api_coll_ref", args, COLL_REF_TIMEOUT_S);
+    test_expect_ok(&r, "pe_api_coll_ref", tp, n, must_have);
+}
+
+Test(coll_ref, shm_2_3_4, .timeout = 900)
+{
+    for (int n = 2; n <= 4; n++)
+        run_ref("shm", n, "", NULL, NULL);
+}
+
+Test(coll_ref, ofi_tcp_2_3_4, .timeout = 900)
+{
+    for (int n = 2; n <= 4; n++)
+        run_ref("ofi-tcp", n, "", NULL, NULL);
+}
+
+Test(coll_ref, shm_5_8, .timeout = 900)
+{
+    run_ref("shm", 5, "", NULL, NULL);
+    run_ref("shm", 8, "", NULL, NULL);
+}
+
+Test(coll_ref, shm_small_heaps, .timeout = 600)
+{
+    run_ref("shm", 4, "GSHMEM_SYMMETRIC_SIZE=2M", "small", NULL);
+    run_ref("shm", 4, "GSHMEM_SYMMETRIC_SIZE=512K", "tiny", "push room 0)");
+}
