@@ -6,6 +6,7 @@
  *    fcollectmem, collectmem (a different size per PE), alltoallmem,
  *    alltoalls (strided both sides; untouched slots keep their sentinel),
  *    reductions (int32 every op, int64, uint64, double, float; in place too);
+ *    on WORLD also at 1.2 MB, past every size threshold of the algorithms;
  *  - point synchronization between ring neighbours: <T>_wait_until and
  *    _test for the four types and every comparison, the set forms (all, any,
  *    some, their _vector forms, status masks) as waits and tests,
@@ -221,6 +222,44 @@ static void coll_reduce(gshmem_team_t t, const char *tn)
     RED_CHECK(float, float, prod, C_PROD, V_SMALL, 0);
 }
 
+/* Large sizes on WORLD, past every threshold of the host algorithms
+ * (broadcast's trees and scatter + allgather, reduce-scatter + allgather,
+ * fcollect's large blocks): broadcast from the last PE, int32 sum, fcollect. */
+#define BIG ((size_t)300007)
+static void coll_big(void)
+{
+    int32_t *bs = (int32_t *)gshmem_malloc(BIG * sizeof(int32_t));
+    int32_t *bd = (int32_t *)gshmem_malloc(BIG * sizeof(int32_t));
+    int32_t *h = (int32_t *)malloc(BIG * sizeof(int32_t));
+    PE_CHECK(bs != NULL && bd != NULL && h != NULL, "big buffers");
+    for (size_t i = 0; i < BIG; i++)
+        h[i] = val(me, (int)i);
+    h2d(bs, h, BIG * sizeof *h);
+    gshmem_barrier_all();
+    PE_CHECK(gshmem_broadcastmem(GSHMEM_TEAM_WORLD, bd, bs, BIG * sizeof *h, npes - 1) == 0,
+             "big broadcastmem");
+    d2h(h, bd, BIG * sizeof *h);
+    for (size_t i = 0; i < BIG; i++)
+        PE_CHECK(h[i] == val(npes - 1, (int)i), "big broadcast [%zu] = %d", i, h[i]);
+    PE_CHECK(gshmem_int32_sum_reduce(GSHMEM_TEAM_WORLD, bd, bs, BIG) == 0, "big sum_reduce");
+    d2h(h, bd, BIG * sizeof *h);
+    for (size_t i = 0; i < BIG; i++) {
+        int32_t want = 0;
+        for (int k = 0; k < npes; k++)
+            want = (int32_t)((uint32_t)want + (uint32_t)val(k, (int)i));
+        PE_CHECK(h[i] == want, "big sum_reduce [%zu] = %d, want %d", i, h[i], want);
+    }
+    size_t blk = BIG / (size_t)npes;
+    PE_CHECK(gshmem_fcollectmem(GSHMEM_TEAM_WORLD, bd, bs, blk * sizeof *h) == 0, "big fcollect");
+    d2h(h, bd, blk * (size_t)npes * sizeof *h);
+    for (size_t i = 0; i < blk * (size_t)npes; i++)
+        PE_CHECK(h[i] == val((int)(i / blk), (int)(i % blk)), "big fcollect [%zu] = %d", i,
+                 h[i]);
+    free(h);
+    gshmem_free(bd);
+    gshmem_free(bs);
+}
+
 static void collectives(void)
 {
     gshmem_team_t all = GSHMEM_TEAM_INVALID, half = GSHMEM_TEAM_INVALID;
@@ -249,6 +288,7 @@ static void collectives(void)
     }
     gshmem_team_destroy(half);
     gshmem_team_destroy(all);
+    coll_big();
 }
 
 /* ---- point synchronization --------------------------------------------------- */
