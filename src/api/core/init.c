@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "base/util/thread.h"   /* GSHMEMI_TSAN_BARRIER_* */
 #include "base/util/trace.h"
 #include "select.h"
 #include "device_state.h"
@@ -324,7 +325,14 @@ static int gshmemi_init_impl(void *mpi_comm)
      * as they leave it. */
     GSHMEMI_CHECK_GOTO(gshmemi_device_state_setup(g), rc, fail_transports);
     GSHMEMI_CHECK_GOTO(gshmemi_team_setup(g), rc, fail_transports);   /* same reason */
-    GSHMEMI_CHECK_GOTO(g->boot->ops->barrier(g->boot), rc, fail_transports);
+    /* Peers write into this PE's areas (a barrier's signals) once they
+     * leave this barrier: the order ThreadSanitizer is told of
+     * (base/util/thread.h). */
+    GSHMEMI_TSAN_BARRIER_ENTER();
+    rc = g->boot->ops->barrier(g->boot);
+    GSHMEMI_TSAN_BARRIER_EXIT();
+    if (rc != 0)
+        goto fail_transports;
     g->initialized = 1;
     GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "initialized: PE %d of %d, %d node(s), %s heap of %zu "
                  "bytes at %p", g->my_pe, g->n_pes, g->n_nodes,
