@@ -14,7 +14,6 @@
  *   dissemination barrier over the transports (team.c): after init no
  *   synchronization goes through the bootstrap. */
 #include "core.h"
-#include "base/util/thread.h"
 
 void gshmemi_quiet_on(const char *call, gshmemi_ctx_t *c)
 {
@@ -51,9 +50,7 @@ void gshmemi_fence_on(const char *call, gshmemi_ctx_t *c)
 void gshmemi_sync_all(const char *call)
 {
     GSHMEMI_REQUIRE_INIT(call);
-    GSHMEMI_TSAN_BARRIER_ENTER();   /* base/util/thread.h: the order through the peers */
     gshmemi_team_sync(call, gshmemi_team_get(call, GSHMEM_TEAM_WORLD));
-    GSHMEMI_TSAN_BARRIER_EXIT();
 }
 
 void gshmemi_barrier_all(const char *call)

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "base/util/thread.h"   /* GSHMEMI_TSAN_BARRIER_* */
 #include "coll_alg.h"
 #include "device_state.h"
 
@@ -232,6 +233,7 @@ static void gshmemi_team_signal(const char *call, uint64_t *w, int pe)
 
 void gshmemi_team_sync(const char *call, gshmemi_team_t *t)
 {
+    GSHMEMI_TSAN_BARRIER_ENTER();   /* base/util/thread.h: the order through the peers */
     for (int r = 0, d = 1; d < t->size; r++, d <<= 1) {
         int to = t->pes[(t->my_idx + d) % t->size];
         uint64_t one = 1, want = t->expected != NULL ? ++t->expected[r] : 1;
@@ -248,6 +250,7 @@ void gshmemi_team_sync(const char *call, gshmemi_team_t *t)
                         NULL, NULL, gshmemi_g.my_pe);
         }
     }
+    GSHMEMI_TSAN_BARRIER_EXIT();
 }
 
 void gshmemi_team_aset_init(gshmemi_team_t *t, int *pes, int size, int my_idx, long *pSync)
