@@ -109,6 +109,9 @@ Test(wait_dead, timeout_bounds_a_wait_when_set, .timeout = 60)
  * no GSHMEM_TIMEOUT the job succeeds (the launcher's own limit is above). */
 Test(wait_slow, ninety_seconds_before_a_barrier, .timeout = 200)
 {
+#ifdef GSHMEM_SANITIZED   /* CI runs it once: in the normal build's suite */
+    cr_skip_test("sanitizer build: the 90 s run belongs to the normal build's suite");
+#endif
     test_run_t r = test_run_env_pes(test_tp_env("shm"), 3, "pe_wait", "slow 90", 150);
     cr_expect_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));
     cr_expect(strstr(r.output, "pe_wait: OK (3 PEs, PE 2 computed 90 s first)"), "%s",
