@@ -203,15 +203,9 @@ void gshmemi_coll_put_signal(gshmemi_coll_t *c, void *dest, const void *src, siz
 void gshmemi_coll_wait(gshmemi_coll_t *c, int j, uint64_t k)
 {
     int pe = c->t->pes[j];
-    uint64_t want = c->st->seen[pe] += k, v;
-    const uint64_t *w = &c->st->sig[pe];
+    uint64_t want = c->st->seen[pe] += k;
 
-    for (unsigned long spins = 0;; spins++) {
-        gshmemi_sym_load(c->call, &v, w, sizeof v);
-        if (v >= want)
-            return;
-        gshmemi_sym_wait_step(spins);
-    }
+    gshmemi_sym_wait_ge_u64(c->call, &c->st->sig[pe], want);
 }
 
 static unsigned char *gshmemi_coll_push_slot(gshmemi_coll_t *c, uint64_t k, int pe)

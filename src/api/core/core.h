@@ -194,6 +194,9 @@ void gshmemi_sym_load(const char *call, void *dst, const void *sym, size_t n);
  * read is a copy, progress on every step, a short pause after the first
  * few reads, a longer one after many. */
 void gshmemi_sym_wait_step(unsigned long polls);
+/* Wait until this PE's 64-bit symmetric word *w (a counter that only
+ * grows) is at least want: gshmemi_sym_load, then gshmemi_sym_wait_step. */
+void gshmemi_sym_wait_ge_u64(const char *call, const uint64_t *w, uint64_t want);
 
 /* mem.c: collective allocation with the consistency check, used by the
  * public calls and by collectives for scratch space. */

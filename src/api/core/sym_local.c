@@ -71,3 +71,15 @@ void gshmemi_sym_wait_step(unsigned long polls)
     struct timespec ts = {0, polls < GSHMEMI_POLL_LONG ? 5000 : 50000};
     nanosleep(&ts, NULL);
 }
+
+void gshmemi_sym_wait_ge_u64(const char *call, const uint64_t *w, uint64_t want)
+{
+    uint64_t v;
+
+    for (unsigned long spins = 0;; spins++) {
+        gshmemi_sym_load(call, &v, w, sizeof v);
+        if (v >= want)
+            return;
+        gshmemi_sym_wait_step(spins);
+    }
+}

@@ -242,8 +242,7 @@ void gshmemi_team_sync(const char *call, gshmemi_team_t *t)
         else
             gshmemi_amo(call, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, &t->sync[r], &one, NULL,
                         NULL, to);
-        for (unsigned long spins = 0; gshmemi_team_load(call, &t->sync[r]) < want; spins++)
-            gshmemi_sym_wait_step(spins);
+        gshmemi_sym_wait_ge_u64(call, &t->sync[r], want);
         if (t->expected == NULL) {   /* take this barrier's one back (blocking AMO) */
             uint64_t minus_one = UINT64_MAX;
             gshmemi_amo(call, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, &t->sync[r], &minus_one,
