@@ -9,7 +9,9 @@
  *                       at T" first (T: CLOCK_REALTIME seconds), so the
  *                       driver can time how long the others take to end.
  *   pe_wait stuck -     every PE waits for a flag nobody sets (only
- *                       GSHMEM_TIMEOUT ends it). */
+ *                       GSHMEM_TIMEOUT ends it).
+ *   pe_wait term -      PE 1 raises SIGTERM 1 s after the others began to
+ *                       wait in a barrier (its death must be the signal's). */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +27,8 @@ static int64_t flag;          /* what wait_until waits for (never set) */
 static int64_t lock_word;     /* the lock PE 1 dies holding */
 static int64_t red_src, red_dst;
 
+static int death_signal = SIGKILL;
+
 static void die_soon(void)
 {
     struct timespec ts;
@@ -32,7 +36,7 @@ static void die_soon(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     printf("pe_wait: PE 1 dies at %.3f\n", (double)ts.tv_sec + ts.tv_nsec * 1e-9);
     fflush(stdout);
-    raise(SIGKILL);
+    raise(death_signal);
 }
 
 static void run_die(const char *where)
@@ -80,6 +84,8 @@ int main(int argc, char **argv)
         run_slow(atoi(argv[2]));
     else if (strcmp(argv[1], "stuck") == 0)
         gshmem_int64_wait_until(&flag, GSHMEM_CMP_NE, 0);
+    else if (strcmp(argv[1], "term") == 0 && (death_signal = SIGTERM) != 0)
+        run_die("barrier");
     else
         run_die(argv[2]);
     gshmem_finalize();

@@ -91,6 +91,18 @@ Test(wait_dead, serve_pes_end_by_themselves, .timeout = 90)
     gshmemi_rmtree(base);
 }
 
+/* A PE ended by SIGTERM over ofi is reported as killed by it: gshmemrun sets
+ * IPATH_NO_BACKTRACE, else libpsm's handler (loaded by libfabric) turned it
+ * into exit(1), "exited with status 1". */
+Test(wait_dead, sigterm_is_reported_as_the_signal, .timeout = 60)
+{
+    test_run_t r = test_run_env_pes(test_tp_env("ofi-tcp"), 3, "pe_wait", "term -", 30);
+    cr_expect(strstr(r.output, "gshmemrun: PE 1 (pid ") &&
+                  strstr(r.output, "was killed by signal 15"),
+              "%s", test_tail(&r));
+    test_run_free(&r);
+}
+
 /* GSHMEM_TIMEOUT=1 bounds a wait: wait_until on a flag nobody sets ends
  * after about a second, saying why. */
 Test(wait_dead, timeout_bounds_a_wait_when_set, .timeout = 60)

@@ -207,6 +207,12 @@ static void child_exec(lr_job_t *job, int pe, int out_w, int err_w, char **argv)
     /* eager kernel loading unless the user chose: a lazily loaded kernel can
      * deadlock a kernel that waits for the queue path (src/base/heap/heap.h) */
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    /* libfabric loads libpsm_infinipath, whose backtrace handler turns a
+     * signal (the SIGTERM that ends the others when a PE died) into
+     * exit(1): the PE then runs its exit handler, which may wait 2 s for
+     * a busy library thread. Unless the user set it, the PEs die of the
+     * signal itself. */
+    setenv("IPATH_NO_BACKTRACE", "1", 0);
     execvp(argv[0], argv);
     fprintf(stderr, "gshmemrun: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
