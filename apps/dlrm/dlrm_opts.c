@@ -1,10 +1,11 @@
 /* dlrm_opts.c: see dlrm_opts.h. */
 #include "dlrm_opts.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "app_args.h"
 
 const char *dlrm_mode_name(int m)
 {
@@ -54,54 +55,9 @@ void dlrm_opts_usage(FILE *f)
 "  -h, --help          this text\n");
 }
 
-/* ---- value parsing ----------------------------------------------------------- */
+/* ---- value parsing (numbers: app_args.h) --------------------------------------- */
 
-static int bad(const char *flag, const char *v, const char *what)
-{
-    fprintf(stderr, "gshmem-dlrm: %s '%s': %s (see --help)\n", flag, v, what);
-    return 2;
-}
-
-/* A positive integer with an optional k/K (1e3) or M (1e6) suffix, or 1e6 form. */
-static int parse_count(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || errno != 0)
-        return bad(flag, v, "not a number");
-    if (*end == 'k' || *end == 'K')
-        d *= 1e3, end++;
-    else if (*end == 'M' || *end == 'm')
-        d *= 1e6, end++;
-    if (*end != '\0' || d != (double)(int64_t)d)
-        return bad(flag, v, "not a whole number");
-    if ((int64_t)d < lo || (int64_t)d > hi) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "out of range [%lld, %lld]", (long long)lo, (long long)hi);
-        return bad(flag, v, msg);
-    }
-    *out = (int64_t)d;
-    return 0;
-}
-
-static int parse_list(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
-                      int *n)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", v);
-    *n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        if (*n == DLRM_MAX_LIST)
-            return bad(flag, v, "too many values (at most 16)");
-        int rc = parse_count(flag, tok, lo, hi, &out[*n]);
-        if (rc != 0)
-            return rc;
-        (*n)++;
-    }
-    return *n == 0 ? bad(flag, v, "empty list") : 0;
-}
+#define PROG "gshmem-dlrm"
 
 static int parse_word(const char *flag, const char *v, const char *const *words, int n,
                       int *out)
@@ -111,7 +67,7 @@ static int parse_word(const char *flag, const char *v, const char *const *words,
             *out = i;
             return 0;
         }
-    return bad(flag, v, "unknown value");
+    return app_arg_bad(PROG, flag, v, "unknown value");
 }
 
 /* ---- sets ---------------------------------------------------------------------- */
@@ -161,7 +117,7 @@ int dlrm_opts_parse(dlrm_opts_t *o, int argc, char **argv)
     for (int i = 1; i < argc; i++)   /* the set first: the flags override it */
         if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
             set = argv[i + 1];
-    int si;
+    int si = 0;
     if (parse_word("--config", set, sets, 6, &si) != 0)
         return 2;
     set_defaults(o, sets[si]);
@@ -208,34 +164,35 @@ int dlrm_opts_parse(dlrm_opts_t *o, int argc, char **argv)
                 o->modes |= 1u << w;
             }
         } else if (strcmp(f, "--tables") == 0) {
-            rc = parse_count(f, a, 1, 1 << 20, &o->tables);
+            rc = app_arg_int(PROG, f, a, 1, 1 << 20, &o->tables);
         } else if (strcmp(f, "--tables-per-pe") == 0) {
-            rc = parse_list(f, a, 1, 1 << 16, list, &n);
+            rc = app_arg_int_list(PROG, f, a, 1, 1 << 16, list, DLRM_MAX_LIST, &n);
             if (rc == 0) {
                 memcpy(o->tpp, list, sizeof(int64_t) * (size_t)n);
                 o->n_tpp = n;
                 o->tables = 0;
             }
         } else if (strcmp(f, "--rows") == 0) {
-            rc = parse_count(f, a, 1, (int64_t)1 << 32, &o->rows);
+            rc = app_arg_int(PROG, f, a, 1, (int64_t)1 << 32, &o->rows);
         } else if (strcmp(f, "--dim") == 0) {
-            rc = parse_count(f, a, 4, 4096, &v);
+            rc = app_arg_int(PROG, f, a, 4, 4096, &v);
             if (rc == 0 && v % 4 != 0)
-                rc = bad(f, a, "must be a multiple of 4 (16-byte vector loads)");
+                rc = app_arg_bad(PROG, f, a, "must be a multiple of 4 (16-byte vector loads)");
             o->dim = (int)v;
         } else if (strcmp(f, "--batch") == 0) {
-            rc = parse_list(f, a, 1, (int64_t)1 << 26, o->batch, &o->n_batch);
+            rc = app_arg_int_list(PROG, f, a, 1, (int64_t)1 << 26, o->batch, DLRM_MAX_LIST,
+                                  &o->n_batch);
         } else if (strcmp(f, "--lmax") == 0) {
-            rc = parse_count(f, a, 1, 1 << 20, &v);
+            rc = app_arg_int(PROG, f, a, 1, 1 << 20, &v);
             o->lmax = (int)v;
         } else if (strcmp(f, "--slice") == 0) {
-            rc = parse_list(f, a, 1, 1 << 20, list, &n);
+            rc = app_arg_int_list(PROG, f, a, 1, 1 << 20, list, DLRM_MAX_LIST, &n);
             for (int k = 0; rc == 0 && k < n; k++)
                 o->slice[k] = (int)list[k];
             if (rc == 0)
                 o->n_slice = n;
         } else if (strcmp(f, "--item-rows") == 0) {
-            rc = parse_count(f, a, 0, 1 << 20, &v);
+            rc = app_arg_int(PROG, f, a, 0, 1 << 20, &v);
             o->item_rows = (int)v;
         } else if (strcmp(f, "--schedule") == 0) {
             rc = parse_word(f, a, scheds, 2, &o->sched);
@@ -244,25 +201,25 @@ int dlrm_opts_parse(dlrm_opts_t *o, int argc, char **argv)
         } else if (strcmp(f, "--dtype") == 0) {
             rc = parse_word(f, a, dtypes, 3, &o->dtype);
         } else if (strcmp(f, "--iters") == 0) {
-            rc = parse_count(f, a, 1, 100000, &v);
+            rc = app_arg_int(PROG, f, a, 1, 100000, &v);
             o->iters = (int)v;
         } else if (strcmp(f, "--warmup") == 0) {
-            rc = parse_count(f, a, 0, 100000, &v);
+            rc = app_arg_int(PROG, f, a, 0, 100000, &v);
             o->warmup = (int)v;
         } else if (strcmp(f, "--device") == 0) {
             rc = parse_word(f, a, devs, 3, &o->device);
         } else if (strcmp(f, "--threads") == 0) {
-            rc = parse_count(f, a, 1, 1024, &v);
+            rc = app_arg_int(PROG, f, a, 1, 1024, &v);
             o->threads = (int)v;
         } else if (strcmp(f, "--seed") == 0) {
-            rc = parse_count(f, a, 0, 0xffffffffll, &v);
+            rc = app_arg_int(PROG, f, a, 0, 0xffffffffll, &v);
             o->seed = (uint32_t)v;
         } else if (strcmp(f, "--csv") == 0 || strcmp(f, "--trace") == 0 ||
                    strcmp(f, "--inputs") == 0 || strcmp(f, "--dump-inputs") == 0) {
             char *dst = f[2] == 'c' ? o->csv : f[2] == 't' ? o->trace
                       : f[2] == 'i' ? o->inputs : o->dump;
             if (strlen(a) >= DLRM_PATH_MAX)
-                rc = bad(f, a, "path too long");
+                rc = app_arg_bad(PROG, f, a, "path too long");
             else
                 snprintf(dst, DLRM_PATH_MAX, "%s", a);
         } else {
@@ -270,7 +227,7 @@ int dlrm_opts_parse(dlrm_opts_t *o, int argc, char **argv)
             rc = 2;
         }
     }
-    return rc;
+    return rc != 0 ? 2 : 0;   /* the values' parsers (app_args.h) say -1 */
 }
 
 int dlrm_opts_cases(const dlrm_opts_t *o, int P, int64_t file_T, int64_t file_B,

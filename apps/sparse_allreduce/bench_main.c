@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_args.h"
 #include "bench_cli.h"
 #include "gshmem.h"
+
+#define PROG "gshmem-sparse-allreduce"
 
 const char *const bench_mode_names[M_COUNT] = {"gshmem", "gshmem-owner", "dense", "union",
                                                "allgather"};
@@ -23,28 +26,21 @@ static void usage(void)
            "                    (alone: checks only; exit status 1 on any mismatch)\n"
            "  --bench           also run the benchmark after --check\n"
            "  --cpu | --gpu     host PEs | GPU PEs (default: GPU PEs when each PE has a GPU)\n"
-           "  -N ROWS           table rows (default 5000000)\n"
-           "  -d LIST           row widths, e.g. 256,2048 (default)\n"
-           "  --density LIST    rows per PE / ROWS, e.g. 0.001,0.01,0.1 (default)\n"
+           "  -N ROWS           table rows, 1 to 2^40, e.g. 5000000 (default), 5M or 5e6\n"
+           "  -d LIST           row widths, 1 to 65536, e.g. 256,2048 (default)\n"
+           "  --density LIST    rows per PE / ROWS, each in (0, 1], e.g. 0.001,0.01,0.1\n"
+           "                    (default)\n"
            "  --dist LIST       uniform,zipf (default both)\n"
-           "  --zipf-s S        Zipf exponent (default 1.1)\n"
+           "  --zipf-s S        Zipf exponent, in (1, 100] (default 1.1)\n"
            "  --modes LIST      gshmem,gshmem-owner,dense,union,allgather (default all)\n"
-           "  -n ITERS -w WARM  timed and warm-up iterations (default 20, 3)\n"
+           "  -n ITERS -w WARM  timed (>= 1) and warm-up (>= 0) iterations (default 20, 3)\n"
            "  --phases          per-phase times of the gshmem path (GPU PEs)\n"
-           "  --recv-frac F     receive area = F * P * rows per PE (default: worst case)\n"
+           "  --recv-frac F     receive area = F * P * rows per PE, F in (0, 1] (default:\n"
+           "                    worst case)\n"
            "  --no-link-bw      skip the NVLink bandwidth measurement\n"
-           "  --timeout S       bound of every wait for a peer in the gshmem path (default 60)\n"
+           "  --timeout S       bound of every wait for a peer in the gshmem path, seconds > 0\n"
+           "                    (default 60)\n"
            "  --csv FILE --md FILE   results (PE 0 writes them)\n");
-}
-
-static int parse_list(const char *s, double *out, int max)
-{
-    int n = 0;
-    char *dup = strdup(s), *save = NULL;
-    for (char *t = strtok_r(dup, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
-        out[n++] = atof(t);
-    free(dup);
-    return n;
 }
 
 static int parse_names(const char *s, const char *const *names, int count, int *on,
@@ -59,7 +55,7 @@ static int parse_names(const char *s, const char *const *names, int count, int *
         while (k < count && strcmp(t, names[k]) != 0)
             k++;
         if (k == count) {
-            fprintf(stderr, "gshmem-sparse-allreduce: unknown name '%s'\n", t);
+            fprintf(stderr, PROG ": unknown name '%s'\n", t);
             free(dup);
             return -1;
         }
@@ -72,10 +68,56 @@ static int parse_names(const char *s, const char *const *names, int count, int *
     return n;
 }
 
-static int parse(cli_t *c, int argc, char **argv, int *want_gpu)
+/* The options that take a value. */
+enum { F_ROWS, F_DIMS, F_DENS, F_DIST, F_ZIPF, F_MODES, F_ITERS, F_WARM, F_RECV, F_TIMEOUT,
+       F_CSV, F_MD, F_COUNT };
+static const char *const valued[F_COUNT] = {"-N", "-d", "--density", "--dist", "--zipf-s",
+                                            "--modes", "-n", "-w", "--recv-frac", "--timeout",
+                                            "--csv", "--md"};
+
+/* Option k (of valued[]) with its value v into c: 0, or -1 (said). */
+static int parse_value(cli_t *c, int k, const char *v)
 {
     static const char *const dists[] = {"uniform", "zipf"};
-    double v[CLI_MAX_LIST];
+    const char *f = valued[k];
+    int64_t x = 0, list[CLI_MAX_LIST];
+    int rc = 0;
+    switch (k) {
+    case F_ROWS:
+        return app_arg_int(PROG, f, v, 1, (int64_t)1 << 40, &c->n_rows);
+    case F_DIMS:
+        rc = app_arg_int_list(PROG, f, v, 1, 1 << 16, list, CLI_MAX_LIST, &c->ndims);
+        for (int d = 0; rc == 0 && d < c->ndims; d++)
+            c->dims[d] = (int)list[d];
+        return rc;
+    case F_DENS:
+        return app_arg_real_list(PROG, f, v, 0, 1, c->dens, CLI_MAX_LIST, &c->ndens);
+    case F_DIST:
+        c->ndists = parse_names(v, dists, 2, NULL, c->dists, CLI_MAX_LIST);
+        if (c->ndists == 0)
+            return app_arg_bad(PROG, f, v, "an empty list");
+        return c->ndists < 0 ? -1 : 0;
+    case F_ZIPF:
+        return app_arg_real(PROG, f, v, 1, 100, &c->zipf_s);
+    case F_MODES:
+        return parse_names(v, bench_mode_names, M_COUNT, c->mode_on, NULL, 0) < 0 ? -1 : 0;
+    case F_ITERS:
+    case F_WARM:
+        rc = app_arg_int(PROG, f, v, k == F_ITERS, 1000000, &x);
+        *(k == F_ITERS ? &c->iters : &c->warmup) = (int)x;
+        return rc;
+    case F_RECV:
+        return app_arg_real(PROG, f, v, 0, 1, &c->recv_frac);
+    case F_TIMEOUT:
+        return app_arg_real(PROG, f, v, 0, 1e9, &bench_timeout_s);
+    default:
+        *(k == F_CSV ? &c->csv : &c->md) = v;
+        return 0;
+    }
+}
+
+static void set_defaults(cli_t *c)
+{
     c->n_rows = 5000000;
     c->dims[0] = 256, c->dims[1] = 2048, c->ndims = 2;
     c->dens[0] = 0.001, c->dens[1] = 0.01, c->dens[2] = 0.1, c->ndens = 3;
@@ -86,53 +128,39 @@ static int parse(cli_t *c, int argc, char **argv, int *want_gpu)
     c->link_bw = 1;
     for (int m = 0; m < M_COUNT; m++)
         c->mode_on[m] = 1;
+}
+
+/* The options; every value within its range (app_args.h). */
+static int parse(cli_t *c, int argc, char **argv, int *want_gpu)
+{
+    set_defaults(c);
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *nx = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED() do { if (nx == NULL) { fprintf(stderr, "%s needs a value\n", a); return -1; } i++; } while (0)
+        const char *a = argv[i];
         if (!strcmp(a, "--check")) c->check = 1;
         else if (!strcmp(a, "--bench")) c->bench = 1;
         else if (!strcmp(a, "--cpu")) *want_gpu = 0;
         else if (!strcmp(a, "--gpu")) *want_gpu = 1;
         else if (!strcmp(a, "--phases")) c->phases = 1;
         else if (!strcmp(a, "--no-link-bw")) c->link_bw = 0;
-        else if (!strcmp(a, "-N")) { NEED(); c->n_rows = atoll(nx); }
-        else if (!strcmp(a, "-d")) {
-            NEED();
-            c->ndims = parse_list(nx, v, CLI_MAX_LIST);
-            for (int k = 0; k < c->ndims; k++)
-                c->dims[k] = (int)v[k];
-        }
-        else if (!strcmp(a, "--density")) { NEED(); c->ndens = parse_list(nx, c->dens, CLI_MAX_LIST); }
-        else if (!strcmp(a, "--dist")) {
-            NEED();
-            c->ndists = parse_names(nx, dists, 2, NULL, c->dists, CLI_MAX_LIST);
-            if (c->ndists < 0)
-                return -1;
-        }
-        else if (!strcmp(a, "--zipf-s")) { NEED(); c->zipf_s = atof(nx); }
-        else if (!strcmp(a, "--modes")) {
-            NEED();
-            if (parse_names(nx, bench_mode_names, M_COUNT, c->mode_on, NULL, 0) < 0)
-                return -1;
-        }
-        else if (!strcmp(a, "-n")) { NEED(); c->iters = atoi(nx); }
-        else if (!strcmp(a, "-w")) { NEED(); c->warmup = atoi(nx); }
-        else if (!strcmp(a, "--recv-frac")) { NEED(); c->recv_frac = atof(nx); }
-        else if (!strcmp(a, "--timeout")) { NEED(); bench_timeout_s = atof(nx); }
-        else if (!strcmp(a, "--csv")) { NEED(); c->csv = nx; }
-        else if (!strcmp(a, "--md")) { NEED(); c->md = nx; }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); exit(0); }
-        else { fprintf(stderr, "gshmem-sparse-allreduce: unknown option %s\n", a); return -1; }
-#undef NEED
+        else {
+            int k = 0;
+            while (k < F_COUNT && strcmp(a, valued[k]) != 0)
+                k++;
+            if (k == F_COUNT) {
+                fprintf(stderr, PROG ": unknown option %s\n", a);
+                return -1;
+            }
+            if (i + 1 == argc) {
+                fprintf(stderr, PROG ": %s needs a value\n", a);
+                return -1;
+            }
+            if (parse_value(c, k, argv[++i]) != 0)
+                return -1;
+        }
     }
     if (!c->check)
         c->bench = 1;
-    if (c->iters < 1 || c->warmup < 0 || c->n_rows < 1 || c->ndims < 1 || c->ndens < 1 ||
-        c->ndists < 1 || c->zipf_s <= 1.0) {
-        fprintf(stderr, "gshmem-sparse-allreduce: need -n >= 1, -w >= 0, -N >= 1, non-empty "
-                "lists and --zipf-s > 1\n");
-        return -1;
-    }
     c->mode_on[M_GSHMEM] = 1;   /* the reference every other mode is checked against */
     return 0;
 }

@@ -26,6 +26,11 @@ from ._array import empty, get, peer_array, put, zeros
 __all__ = ["GshmemError", "init", "finalize", "my_pe", "n_pes", "barrier_all", "quiet",
            "malloc", "free", "collect", "empty", "zeros", "peer_array", "put", "get",
            "initialized"]
+try:
+    from ._heaparray import HeapArray   # the type of empty/zeros/peer_array (NumPy)
+    __all__.append("HeapArray")
+except ImportError:
+    pass
 
 
 def initialized():

@@ -4,12 +4,14 @@ between them.
 An array from empty()/zeros() is a view of one managed block (_runtime.py):
 the block stays allocated while the array, or anything viewing it (slices,
 torch.from_numpy), lives, and is freed collectively after every PE let go.
+Their type, HeapArray (_heaparray.py), refuses use after finalize.
 """
 from . import _runtime as rt
 from ._runtime import S, fail
 
 try:
     import numpy as np
+    from ._heaparray import HeapArray, HostView as _HostView
 except ImportError:   # the package works without NumPy; these calls say so
     np = None
 
@@ -33,18 +35,6 @@ def norm_shape(call, shape):
     return dims
 
 
-class _HostView:
-    """The NumPy array interface of host memory at addr (the block's, or a
-    peer's copy of it): the array keeps the view, and so the block, alive."""
-    __slots__ = ("block", "__array_interface__")
-
-    def __init__(self, block, addr, shape, dtype):
-        self.block = block
-        self.__array_interface__ = {"shape": shape, "typestr": dtype.str,
-                                    "descr": dtype.descr, "data": (addr, False),
-                                    "version": 3}
-
-
 def empty(shape, dtype="float64"):
     """An uninitialized NumPy array in the host symmetric heap (collective:
     the same shape and dtype on every PE)."""
@@ -61,7 +51,7 @@ def empty(shape, dtype="float64"):
     block = rt.alloc_block("empty", n)
     if block.addr is None:
         return npm.empty(dims, dt)   # nothing to share
-    return npm.asarray(_HostView(block, block.addr, dims, dt))
+    return npm.asarray(_HostView(block, block.addr, dims, dt)).view(HeapArray)
 
 
 def zeros(shape, dtype="float64"):
@@ -72,8 +62,14 @@ def zeros(shape, dtype="float64"):
     return a
 
 
+def _ndarray(call, what, a):
+    if not isinstance(a, np.ndarray):
+        fail(call, "%s must be a NumPy array, not %s" % (what, type(a).__name__))
+
+
 def _sym_block(call, a, what="the array"):
     """The block under array a, or GshmemError."""
+    _ndarray(call, what, a)
     return rt.block_of(call, a.__array_interface__["data"][0], a.nbytes, what)
 
 
@@ -95,14 +91,16 @@ def peer_array(a, pe):
     if not peer:
         fail("peer_array", "PE %d is not reachable by load/store from here (gshmem_ptr gave "
              "NULL): use gshmem.put/gshmem.get" % pe)
-    return np.asarray(_HostView(block, peer, a.shape, a.dtype))
+    return np.asarray(_HostView(block, peer, a.shape, a.dtype)).view(HeapArray)
 
 
-def _rma(call, fn, local, sym, pe):
+def _rma(call, fn, local, sym, pe, names):
+    """names: what local and sym are called in call's signature."""
     _numpy(call)
     rt.require(call)
     rt.check_pe(call, pe)
-    _sym_block(call, sym, "the symmetric array")
+    _sym_block(call, sym, "%s (the symmetric array)" % names[1])
+    _ndarray(call, "%s (the local array)" % names[0], local)
     _contiguous(call, "the symmetric array", sym)
     _contiguous(call, "the local array", local)
     if local.nbytes != sym.nbytes:
@@ -114,9 +112,11 @@ def _rma(call, fn, local, sym, pe):
 def put(dest, source, pe):
     """Blocking put: source's bytes (any C-contiguous array of the same byte
     size) into dest (a symmetric array) on pe; source may be reused after."""
-    _rma("put", lambda src, dst, n: rt.lib.gshmem_putmem(dst, src, n, pe), source, dest, pe)
+    _rma("put", lambda src, dst, n: rt.lib.gshmem_putmem(dst, src, n, pe), source, dest, pe,
+         ("source", "dest"))
 
 
 def get(dest, source, pe):
     """Blocking get: source (a symmetric array) on pe into dest."""
-    _rma("get", lambda dst, src, n: rt.lib.gshmem_getmem(dst, src, n, pe), dest, source, pe)
+    _rma("get", lambda dst, src, n: rt.lib.gshmem_getmem(dst, src, n, pe), dest, source, pe,
+         ("dest", "source"))

@@ -22,7 +22,13 @@
  *   init_retry    the first gshmem_init fails under the driver's settings
  *                 (status printed); then, with GSHMEM_TRANSPORTS=shm and
  *                 GSHMEM_HEAP=host, init must work (nothing was left
- *                 half-initialized): a ring of puts is checked; exits 0 */
+ *                 half-initialized): a ring of puts is checked; exits 0
+ *   finalize_twice  gshmem_finalize twice: the second does nothing; exits 0
+ *   after_finalize  gshmem_putmem after gshmem_finalize
+ *   null_put      PE 0: gshmem_putmem with source NULL (8 bytes to PE 1)
+ *   null_get      PE 0: gshmem_getmem with dest NULL (from PE 1)
+ *   null_put_nbi  PE 0: gshmem_int64_put_nbi with source NULL
+ *   null_iget     PE 0: gshmem_int64_iget with dest NULL (strided) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +61,23 @@ static int init_retry(void)
 
 static __thread int64_t tls_var;
 
+/* PE 0 calls with a NULL local buffer to PE 1 (the others wait). */
+static void null_local(const char *form, int64_t *x, int me)
+{
+    int64_t v = 1;
+    if (me != 0) {
+        gshmem_barrier_all();
+    } else if (strcmp(form, "put") == 0) {
+        gshmem_putmem(x, NULL, sizeof v, 1);
+    } else if (strcmp(form, "get") == 0) {
+        gshmem_getmem(NULL, x, sizeof v, 1);
+    } else if (strcmp(form, "put_nbi") == 0) {
+        gshmem_int64_put_nbi(x, NULL, 1, 1);
+    } else if (strcmp(form, "iget") == 0) {
+        gshmem_int64_iget(NULL, x, 2, 1, 4, 1);
+    }
+}
+
 static int run(const char *mode, int status)
 {
     char stack_buf[64] = {0};
@@ -78,6 +101,17 @@ static int run(const char *mode, int status)
     int me = gshmem_my_pe(), npes = gshmem_n_pes();
     int64_t *x = gshmem_calloc(8, sizeof(int64_t));
     PE_CHECK(x != NULL, "allocation");
+    if (strcmp(mode, "finalize_twice") == 0 || strcmp(mode, "after_finalize") == 0) {
+        gshmem_finalize();
+        if (mode[0] == 'f') {
+            gshmem_finalize();
+            printf("pe_bad: PE %d: second finalize returned\n", me);
+            return 0;
+        }
+        gshmem_putmem(x, &v, sizeof v, (me + 1) % npes);
+        printf("pe_bad: PE %d: mode %s was not stopped\n", me, mode);
+        return 0;
+    }
 
     if (strcmp(mode, "pe_high") == 0) {
         gshmem_putmem(x, &v, sizeof v, npes);
@@ -121,6 +155,8 @@ static int run(const char *mode, int status)
         gshmem_int64_atomic_add(m, 1, (me + 1) % npes);
     } else if (strcmp(mode, "bad_cmp") == 0) {
         gshmem_int32_wait_until((int32_t *)x, 42, 0);
+    } else if (strncmp(mode, "null_", 5) == 0) {
+        null_local(mode + 5, x, me);
     } else if (strcmp(mode, "bad_sig_op") == 0) {
         gshmem_putmem_signal(x + 1, &v, sizeof v, (uint64_t *)x, 1, 9, (me + 1) % npes);
     } else {

@@ -107,6 +107,16 @@ Test(api_bad, invalid_env_value, .timeout = 60)
     expect_fatal("shm", 2, "bad_env", "GSHMEM_SYMMETRIC_SIZE=12Q", want);
 }
 
+/* A host heap larger than the machine (1024T: more than any has) fails
+ * init naming the variable, the value and the limit; it was accepted
+ * (the kernel commits pages as they are touched). */
+Test(api_bad, host_heap_larger_than_memory, .timeout = 60)
+{
+    const char *want[] = {"invalid GSHMEM_SYMMETRIC_SIZE=\"1024T\"", "physical memory",
+                          "pe_bad: gshmem_init returned -6", NULL};
+    expect_fatal("shm", 2, "bad_env", "GSHMEM_HEAP=host GSHMEM_SYMMETRIC_SIZE=1024T", want);
+}
+
 Test(api_bad, invalid_cmp, .timeout = 60)
 {
     const char *want[] = {"gshmem_int32_wait_until: invalid cmp 42", NULL};
@@ -211,6 +221,41 @@ Test(api_bad, global_exit_status, .timeout = 200)
         cr_expect(r.status == statuses[s], "mpirun -np 4 pe_bad %s (mpi bootstrap): exit status "
                   "%d (want %d); output:\n%s", arg, r.status, statuses[s], test_tail(&r));
         test_run_free(&r);
+    }
+}
+
+/* OpenSHMEM programs call finalize twice (their own, and a library's at
+ * exit): the second is a no-op. A call after finalize says so. */
+Test(api_bad, second_finalize_is_a_no_op, .timeout = 60)
+{
+    test_run_t r = run_bad("shm", 2, "finalize_twice", NULL);
+    cr_expect(r.status == 0 && test_count_of(r.output, "second finalize returned\n") == 2,
+              "pe_bad finalize_twice: exit status %d (want 0, both PEs returning); "
+              "output:\n%s", r.status, test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(api_bad, call_after_finalize, .timeout = 60)
+{
+    const char *want[] = {"gshmem_putmem: called after gshmem_finalize", NULL};
+    expect_fatal("shm", 2, "after_finalize", NULL, want);
+}
+
+/* A NULL local buffer with n > 0 names the call, the argument, the size
+ * and the PE (it was a SIGSEGV in memcpy). */
+Test(api_bad, null_local_buffer, .timeout = 60)
+{
+    static const struct {
+        const char *mode, *want;
+    } t[] = {
+        {"null_put", "gshmem_putmem: source is NULL (8 bytes, PE 1)"},
+        {"null_get", "gshmem_getmem: dest is NULL (8 bytes, PE 1)"},
+        {"null_put_nbi", "gshmem_int64_put_nbi: source is NULL (8 bytes, PE 1)"},
+        {"null_iget", "gshmem_int64_iget: dest is NULL (32 bytes, PE 1)"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        const char *want[] = {t[i].want, NULL};
+        expect_fatal("shm", 2, t[i].mode, NULL, want);
     }
 }
 

@@ -108,11 +108,28 @@ Test(launcher, private_dir_is_0700_and_removed)
     test_run_free(&r);
 }
 
+/* A program that cannot run is said once, before any PE starts (it was
+ * once per PE), with the shell's status: 127 not found (a path, or a name
+ * searched in PATH as execvp does), 126 not executable. */
+static void expect_not_run(const char *cmd, int status, const char *want)
+{
+    test_run_t r = test_run(NULL, cmd, 30);
+    cr_assert_eq(r.status, status, "%s: status %d, output:\n%s", cmd, r.status, test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, want), 1, "%s: want '%s' once in:\n%s", cmd, want,
+                 test_tail(&r));
+    cr_assert(strstr(r.output, "no PE was started"), "output:\n%s", test_tail(&r));
+    test_run_free(&r);
+}
+
 Test(launcher, exec_failure_is_127)
 {
-    test_run_t r = test_run(NULL, RUN "-n 2 /nonexistent/prog", 30);
-    cr_assert_eq(r.status, 127, "status %d, output:\n%s", r.status, test_tail(&r));
-    cr_assert(strstr(r.output, "cannot run /nonexistent/prog"), "output:\n%s", test_tail(&r));
+    expect_not_run(RUN "-n 4 /nonexistent/prog", 127, "cannot run /nonexistent/prog");
+    expect_not_run("/usr/bin/env PATH=/nonexistent:/usr/bin " RUN "-n 3 gshmem-no-such-prog",
+                   127, "cannot run gshmem-no-such-prog: not found in PATH (/nonexistent:");
+    expect_not_run(RUN "-n 3 " GSHMEM_SOURCE_DIR "/README.md", 126, "/README.md: Permission");
+    /* a name in PATH is found as execvp finds it */
+    test_run_t r = test_run(NULL, RUN "-n 2 true", 30);
+    cr_assert_eq(r.status, 0, "gshmemrun true: status %d:\n%s", r.status, test_tail(&r));
     test_run_free(&r);
 }
 
@@ -124,6 +141,16 @@ Test(launcher, bad_usage_is_2)
     r = test_run(NULL, RUN "--bogus true", 30);
     cr_assert_eq(r.status, 2, "status %d, output:\n%s", r.status, test_tail(&r));
     test_run_free(&r);
+    static const char *const timeouts[] = {"nan", "inf", "-1", "0", "x", ""};
+    for (size_t i = 0; i < sizeof timeouts / sizeof timeouts[0]; i++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "%s-n 1 --timeout '%s' true", RUN, timeouts[i]);
+        r = test_run(NULL, cmd, 30);
+        cr_assert(r.status == 2 && strstr(r.output, "--timeout"), "--timeout '%s' (nan was no "
+                  "timeout at all): status %d, output:\n%s", timeouts[i], r.status,
+                  test_tail(&r));
+        test_run_free(&r);
+    }
 }
 
 /* CUDA_MODULE_LOADING=EAGER for the PEs unless the user chose (a lazily

@@ -1,10 +1,11 @@
 /* test_python.c: the Python package (python/gshmem, loaded from
  * <build>/python) run by gshmemrun: the PE programs of tests/python at 2
  * and 4 PEs on host heaps (NumPy arrays, CPU tensors, the DLRM op's CPU
- * path against an fp64 reference, apps/dlrm/torch_example.py), the
- * package's import without NumPy and torch, and on GPU machines the same programs on CUDA
- * heaps plus stream order and CUDA graphs (pe_py_cuda.py). The installed
- * package: test_install.c.
+ * path against an fp64 reference, apps/dlrm/torch_example.py), arrays
+ * used after finalize (1 PE), the package's import without NumPy and
+ * torch, and on GPU machines the same programs on CUDA heaps plus stream
+ * order and CUDA graphs (pe_py_cuda.py). The installed package:
+ * test_install.c.
  *
  * The interpreter: the first of "python3" (PATH) and /usr/bin/python3 that
  * imports what the test needs (Debian's python3-numpy / python3-torch go
@@ -25,9 +26,9 @@
 #define PY_TIMEOUT 240
 
 /* gshmemrun -n n <python> tests/python/<prog> args: status 0 and
- * "<prog>: OK" (PE 0's last line). */
-static void run_pe_py(const char *mods, const char *env, int n, const char *prog,
-                      const char *args)
+ * "<prog>: OK" (PE 0's last line); the output, for more checks. */
+static test_run_t run_pe_py_ok(const char *mods, const char *env, int n, const char *prog,
+                               const char *args)
 {
     const char *py = test_python_with(mods);
     char cmd[1024], name[64];
@@ -39,6 +40,14 @@ static void run_pe_py(const char *mods, const char *env, int n, const char *prog
                  test_tail(&r));
     cr_assert(strstr(r.output, name), "%s at %d PEs: no '%s' line:\n%s", prog, n, name,
               test_tail(&r));
+    return r;
+}
+
+/* The same, and no block was left alive at finalize. */
+static void run_pe_py(const char *mods, const char *env, int n, const char *prog,
+                      const char *args)
+{
+    test_run_t r = run_pe_py_ok(mods, env, n, prog, args);
     cr_assert_null(strstr(r.output, "still alive"), "%s: blocks left at finalize:\n%s", prog,
                    test_tail(&r));
     test_run_free(&r);
@@ -58,6 +67,16 @@ ParameterizedTestParameters(python, basic)
 ParameterizedTest(py_n_t *p, python, basic, .timeout = PY_TIMEOUT)
 {
     run_pe_py("numpy", NULL, p->n, "pe_py_basic", "");
+}
+
+/* Arrays over the heap used after finalize raise GshmemError (a plain
+ * ndarray there was a SIGSEGV); finalize warns about them. One PE. */
+Test(python, heap_array_after_finalize, .timeout = PY_TIMEOUT)
+{
+    test_run_t r = run_pe_py_ok("numpy", NULL, 1, "pe_py_after_finalize", "");
+    cr_assert(strstr(r.output, "1 symmetric array(s)/tensor(s) still alive"),
+              "finalize did not warn about the live array:\n%s", test_tail(&r));
+    test_run_free(&r);
 }
 
 ParameterizedTestParameters(python, torch_cpu)

@@ -92,6 +92,34 @@ Test(sparse, bench_host_csv, .timeout = 200)
     test_run_free(&r);
 }
 
+/* Values parsed strictly (apps/common/app_args.c): each bad one is named
+ * with its flag, status 2, before gshmem_init (no launcher needed; one
+ * shell runs them all). They were read by atoi/atof: nan crashed, -0.5 ran
+ * out of memory, abc and x ran with 0. The parser's cases:
+ * tests/unit/test_app_args.c. */
+Test(sparse, bad_values_are_named)
+{
+    static const char *const args[][2] = {
+        {"--density nan", "--density 'nan': not a finite number"},
+        {"--density -0.5", "--density '-0.5': out of range"},
+        {"-d abc", "-d 'abc': not a number"},
+        {"--timeout x", "--timeout 'x': not a number"},
+    };
+    const size_t n = sizeof args / sizeof args[0];
+    char cmd[1024] = "/bin/sh -c 'for a in";
+    for (size_t i = 0; i < n; i++)
+        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " \"%s\"", args[i][0]);
+    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "; do " SPARSE_BIN " $a; "
+             "echo \"status $?\"; done'");
+    test_run_t r = test_run(NULL, cmd, 30);
+    cr_expect_eq(test_count_of(r.output, "status 2\n"), (int)n, "want %zu runs with status 2:"
+                 "\n%s", n, test_tail(&r));
+    for (size_t i = 0; i < n; i++)
+        cr_expect(strstr(r.output, args[i][1]) != NULL, "%s: no '%s' in:\n%s", args[i][0],
+                  args[i][1], test_tail(&r));
+    test_run_free(&r);
+}
+
 Test(sparse, bad_option)
 {
     test_run_t r = run_sparse(NULL, 1, "--no-such-option");

@@ -80,6 +80,16 @@ expect_error(GshmemError, ["gshmem.malloc", "1099511627776", "GSHMEM_SYMMETRIC_S
              gshmem.malloc, 1 << 40)
 expect_error(GshmemError, ["gshmem.malloc", "byte count"], gshmem.malloc, -5)
 expect_error(GshmemError, ["gshmem.peer_array", "pe -1"], gshmem.peer_array, tail, -1)
+# not arrays: the argument and the type are named (was AttributeError)
+expect_error(GshmemError, ["gshmem.put", "PE %d" % me, "source", "NoneType"], gshmem.put,
+             tail, None, right)
+expect_error(GshmemError, ["gshmem.put", "source", "list"], gshmem.put, tail, [1, 2, 3, 4],
+             right)
+expect_error(GshmemError, ["gshmem.put", "dest", "NoneType"], gshmem.put, None, tail, right)
+expect_error(GshmemError, ["gshmem.get", "dest", "list"], gshmem.get, [0] * 4, tail, right)
+expect_error(GshmemError, ["gshmem.peer_array", "list"], gshmem.peer_array, [1, 2], right)
+check(isinstance(tail, gshmem.HeapArray) and isinstance(b, gshmem.HeapArray),
+      "the heap's arrays are not HeapArrays: %s", type(tail))
 
 del b, other, tail
 ok("pe_py_basic")

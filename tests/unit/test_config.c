@@ -232,6 +232,9 @@ Test(config, invalid_values_rejected_by_name)
         {"GSHMEM_OFI_AM_CHUNK", "8M", "a size from 4K to 4M"},
         {"GSHMEM_OFI_AM_RAILS", "0", "a count from 1 to 8"},
         {"GSHMEM_OFI_AM_RAILS", "9", "a count from 1 to 8"},
+        {"GSHMEM_AGG_BUFS", "-1", "a count from 1 to 64"},
+        {"GSHMEM_AGG_BUFS", "0", "a count from 1 to 64"},
+        {"GSHMEM_AGG_WAIT_US", "-1", "microseconds from 0 to 10000000"},
         {"GSHMEM_STREAM_CE_MIN", "-1", "expected a size such as 512M or 2G"},
         {"GSHMEM_STREAM_CE_MIN", "256KX", "expected a size such as 512M or 2G"},
         {"GSHMEM_BOOTSTRAP", "slurm", "auto, local, mpi, pmix, self"},
@@ -266,6 +269,30 @@ Test(config, invalid_values_rejected_by_name)
     }
 }
 
+/* A host heap larger than the machine's memory is refused, naming the
+ * variable, the value as written and the limit (1T was accepted on a
+ * 23 GiB machine, and gshmem_malloc(900 GiB) succeeded). */
+Test(config, host_heap_within_physical_memory)
+{
+    gshmemi_config_t cfg;
+    test_cap_t c;
+
+    clear_env();
+    setenv("GSHMEM_SYMMETRIC_SIZE", "100G", 1);
+    cr_assert_eq(gshmemi_config_load(&cfg), 0);
+    cr_assert_eq(gshmemi_config_check_host_heap(&cfg, (size_t)100 << 30), 0, "100G in 100G");
+    cr_assert_eq(gshmemi_config_check_host_heap(&cfg, 0), 0, "unknown memory: not checked");
+    test_cap_start(&c);
+    int rc = gshmemi_config_check_host_heap(&cfg, (size_t)23 << 30);
+    char *out = test_cap_end(&c);
+    cr_assert_eq(rc, GSHMEM_ERR_CONFIG, "100G accepted with 23G of memory");
+    cr_assert_not_null(strstr(out, "invalid GSHMEM_SYMMETRIC_SIZE=\"100G\": expected a host "
+                                   "heap no larger than this machine's physical memory, "
+                                   "24696061952 bytes (23.0 GiB)"), "%s", out);
+    free(out);
+    cr_assert_gt(gshmemi_config_phys_bytes(), (size_t)1 << 20, "the machine's memory");
+}
+
 Test(config, exact_size_message)
 {
     gshmemi_config_t cfg;
@@ -296,6 +323,7 @@ Test(config, unknown_variable_warns)
     setenv("GSHMEM_NVSHMEM_ROOT", "/opt", 1);  /* allow-listed */
     setenv("GSHMEM_TEST_BUILD_DIR", "/b", 1);  /* allow-listed: the test suite's */
     setenv("GSHMEM_TIMEOUT", "9", 1);          /* a real one */
+    setenv("GSHMEM_NCCL_LIB", "/x/libnccl.so.2", 1);   /* read by the apps (apps/common) */
     test_cap_start(&c);
     cr_assert_eq(gshmemi_config_load(&cfg), 0);
     out = test_cap_end(&c);
@@ -306,6 +334,7 @@ Test(config, unknown_variable_warns)
     cr_assert_null(strstr(out, "NVSHMEM_ROOT"), "%s", out);
     cr_assert_null(strstr(out, "TEST_BUILD_DIR"), "%s", out);
     cr_assert_null(strstr(out, "GSHMEM_TIMEOUT"), "%s", out);
+    cr_assert_null(strstr(out, "NCCL_LIB"), "%s", out);
     /* exactly two warnings */
     int lines = 0;
     for (char *p = out; (p = strchr(p, '\n')) != NULL; p++)

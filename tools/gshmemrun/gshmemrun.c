@@ -13,7 +13,9 @@
  * cause, tells the others, sends them SIGTERM (SIGKILL 2 s later) and exits
  * with the first failure's status (128+signal for a signal, 124 on timeout).
  * A PE's gshmem_global_exit(status) ends the job the same way, and
- * gshmemrun exits with that status, 0 included. */
+ * gshmemrun exits with that status, 0 included. A program that cannot run
+ * (looked up as execvp would) is said once, before any PE starts, with the
+ * shell's status: 127 not found, 126 not executable. */
 #define _GNU_SOURCE
 #include "launcher.h"
 
@@ -138,8 +140,9 @@ static int parse_args(int argc, char **argv, lr_args_t *a)
             a->n = (int)v;
         } else if (strcmp(o, "--timeout") == 0 && i + 1 < argc) {
             double v = strtod(argv[++i], &end);
-            if (*end || v <= 0) {
-                fprintf(stderr, "gshmemrun: --timeout %s: expected seconds > 0\n", argv[i]);
+            if (*end || end == argv[i] || !(v > 0 && v <= 1e9)) {   /* nan, inf: refused */
+                fprintf(stderr, "gshmemrun: --timeout %s: expected a number of seconds > 0 "
+                        "(at most 1e9)\n", argv[i]);
                 return -1;
             }
             a->timeout = v;
@@ -184,6 +187,60 @@ static int make_dir(lr_job_t *job)
     fprintf(stderr, "gshmemrun: cannot create a private directory under $TMPDIR or /tmp: %s\n",
             strerror(errno));
     return -1;
+}
+
+/* execvp's verdict on path, a file it would try: 0 (an executable file),
+ * EACCES (there, but not executable) or ENOENT. */
+static int prog_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ENOENT;
+    return S_ISREG(st.st_mode) && access(path, X_OK) == 0 ? 0 : EACCES;
+}
+
+/* The first file named prog in path's folders that execvp would run: 0,
+ * EACCES (only files that are not executable) or ENOENT. */
+static int prog_search(const char *prog, const char *path)
+{
+    int rc = ENOENT;
+    for (const char *d = path;;) {
+        const char *end = strchrnul(d, ':');
+        char full[4096];
+        if (end == d)   /* an empty entry: the current folder */
+            snprintf(full, sizeof full, "%s", prog);
+        else
+            snprintf(full, sizeof full, "%.*s/%s", (int)(end - d), d, prog);
+        int r = prog_file(full);
+        if (r == 0)
+            return 0;
+        if (r == EACCES)
+            rc = EACCES;
+        if (*end == '\0')
+            return rc;
+        d = end + 1;
+    }
+}
+
+/* Before any PE starts, the program as execvp would find it (a name with
+ * a '/' as it is, else searched in PATH): 0, or the shell's status, said
+ * once: 127 not found, 126 not executable. */
+static int check_prog(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (path == NULL)
+        path = "/bin:/usr/bin";   /* execvp's default */
+    int direct = strchr(prog, '/') != NULL;
+    int rc = !*prog ? ENOENT : direct ? prog_file(prog) : prog_search(prog, path);
+    if (rc == 0)
+        return 0;
+    if (direct)
+        fprintf(stderr, "gshmemrun: cannot run %s: %s; no PE was started\n", prog,
+                strerror(rc));
+    else
+        fprintf(stderr, "gshmemrun: cannot run %s: %s in PATH (%s); no PE was started\n",
+                prog, rc == EACCES ? "not executable" : "not found", path);
+    return rc == EACCES ? 126 : 127;
 }
 
 static void child_exec(lr_job_t *job, int pe, int out_w, int err_w, char **argv)
@@ -421,6 +478,9 @@ static void run_loop(lr_job_t *job, double deadline, double limit)
 /* The normal mode: start the PEs, serve them, return the job's status. */
 static int launch(lr_job_t *job, const lr_args_t *a)
 {
+    int rc = check_prog(a->argv[0]);
+    if (rc != 0)
+        return rc;
     (void)lr_signals_setup();
     if (make_dir(job) != 0 || lr_job_open(job) != 0)
         return 1;

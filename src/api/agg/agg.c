@@ -30,8 +30,8 @@ void gshmem_agg_attr_init(gshmem_agg_attr_t *attr)
     const gshmemi_config_t *c = &gshmemi_g.cfg;
     memset(attr, 0, sizeof *attr);
     attr->buf_bytes = c->agg_bytes;
-    attr->bufs_per_pe = c->agg_bufs < 0 ? 0 : (uint32_t)c->agg_bufs;
-    attr->max_wait_us = c->agg_wait_us < 0 ? UINT32_MAX : (uint32_t)c->agg_wait_us;
+    attr->bufs_per_pe = (uint32_t)c->agg_bufs;     /* in range: config.c checked them */
+    attr->max_wait_us = (uint32_t)c->agg_wait_us;
     attr->p2p_bypass = c->agg_p2p_bypass;
 }
 

@@ -10,7 +10,6 @@
 #include "api/core/ctx_hooks.h"
 #include "engine/proxy.h"
 
-/* Every public call but gshmem_init* starts with this. */
 /* Smallest alignment of a symmetric allocation (a cache line). */
 #define GSHMEMI_MEM_MIN_ALIGN 64
 /* ... on a CUDA heap: what cudaMalloc promises. A warp's 16-byte stores
@@ -20,17 +19,31 @@
  * had left the first allocations 64-byte aligned). */
 #define GSHMEMI_MEM_MIN_ALIGN_CUDA 256
 
+/* Every public call but gshmem_init* and gshmem_finalize starts with this. */
 #define GSHMEMI_REQUIRE_INIT(call)                                                \
     do {                                                                          \
         if (__builtin_expect(!gshmemi_g.initialized, 0))                          \
-            gshmemi_fatal((call), "called before gshmem_init");                   \
+            gshmemi_fatal_uninit(call);                                           \
     } while (0)
+/* init.c: a call while gshmem is not initialized: fatal naming call and
+ * whether it came before gshmem_init or after gshmem_finalize. */
+void gshmemi_fatal_uninit(const char *call) __attribute__((noreturn, cold));
 
 /* pe in [0, n_pes) or fatal naming it. Always checked. */
 static inline void gshmemi_check_pe(const char *call, int pe)
 {
     if (__builtin_expect(pe < 0 || pe >= gshmemi_g.n_pes, 0))
         gshmemi_fatal(call, "invalid PE %d (n_pes %d)", pe, gshmemi_g.n_pes);
+}
+
+/* The local buffer of a put or get of n > 0 bytes to or from pe (the
+ * source of a put, the dest of a get; what names it) must not be NULL, or
+ * fatal naming it. Always checked. */
+static inline void gshmemi_check_local(const char *call, const char *what, const void *p,
+                                       size_t n, int pe)
+{
+    if (__builtin_expect(p == NULL, 0))
+        gshmemi_fatal(call, "%s is NULL (%zu bytes, PE %d)", what, n, pe);
 }
 
 /* [addr, addr+n) must be local symmetric memory (the twin of the remote

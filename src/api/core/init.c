@@ -9,9 +9,11 @@
  * steps before it, in reverse, and returns the status: the runtime is
  * never left half-initialized, and gshmem_init may be called again.
  * Finalize undoes the same steps: the live contexts destroyed (each
- * quieted), quiet, barrier, transports in reverse order, heap, bootstrap.
- * A process that exits without finalize stops the threads in an exit
- * handler (exit.c), registered right after the heap. */
+ * quieted), quiet, barrier, transports in reverse order, heap, bootstrap;
+ * a second finalize does nothing, another call after it is fatal naming
+ * it ("called after gshmem_finalize"). A process that exits without
+ * finalize stops the threads in an exit handler (exit.c), registered
+ * right after the heap. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +34,9 @@
 #endif
 
 gshmemi_state_t gshmemi_g;
+/* 1 from gshmem_finalize to the next gshmem_init (outside gshmemi_g, which
+ * finalize clears): a second finalize is a no-op, a call says "after". */
+static int gshmemi_finalized;
 
 /* ---- the proxy engine's view of the runtime ------------------------- */
 
@@ -94,6 +99,12 @@ void gshmemi_fatal(const char *call, const char *fmt, ...)
         gshmemi_g.boot->ops->abort(gshmemi_g.boot, 1, line);
     }
     exit(1);
+}
+
+void gshmemi_fatal_uninit(const char *call)
+{
+    gshmemi_fatal(call, gshmemi_finalized ? "called after gshmem_finalize"
+                                          : "called before gshmem_init");
 }
 
 void gshmem_global_exit(int status)
@@ -222,12 +233,9 @@ static int gshmemi_init_config(gshmemi_state_t *g, gshmemi_heap_kind_t *kind_p,
     if (gshmemi_config_load(cfg) != 0)
         return GSHMEM_ERR_CONFIG;   /* config_load named the variable */
     GSHMEMI_CHECK(gshmemi_init_apply_log(cfg));
-    if (cfg->symmetric_size == 0) {
-        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "GSHMEM_SYMMETRIC_SIZE=0 is invalid: the heap "
-                      "needs at least one byte");
-        return GSHMEM_ERR_CONFIG;
-    }
     GSHMEMI_CHECK(gshmemi_init_heap_kind(cfg, kind_p, g->heap_why, sizeof g->heap_why));
+    if (*kind_p == GSHMEMI_HEAP_HOST)
+        GSHMEMI_CHECK(gshmemi_config_check_host_heap(cfg, gshmemi_config_phys_bytes()));
     GSHMEMI_CHECK(gshmemi_select_parse(cfg->transports, tps_p));
     return GSHMEM_SUCCESS;
 }
@@ -334,6 +342,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     if (rc != 0)
         goto fail_transports;
     g->initialized = 1;
+    gshmemi_finalized = 0;
     GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "initialized: PE %d of %d, %d node(s), %s heap of %zu "
                  "bytes at %p", g->my_pe, g->n_pes, g->n_nodes,
                  kind == GSHMEMI_HEAP_CUDA ? "cuda" : "host", g->heap.heap_size, g->heap.base);
@@ -354,7 +363,7 @@ fail_heap:
 fail_node_map:
     free(g->node_of);
 fail_bootstrap:
-    gshmemi_trace_fini();
+    gshmemi_trace_fini(0);
     g->boot->ops->finalize(g->boot);
     gshmemi_log_set_pe(-1);
 fail_state:
@@ -444,6 +453,8 @@ void gshmem_finalize(void)
 {
     gshmemi_state_t *g = &gshmemi_g;
 
+    if (!g->initialized && gshmemi_finalized)
+        return;   /* a second finalize: nothing left to do (as in OpenSHMEM libraries) */
     GSHMEMI_REQUIRE_INIT("gshmem_finalize");
     if (gshmemi_exit_began()) {
         GSHMEMI_WARN(GSHMEMI_SUBSYS_INIT, "gshmem_finalize: called while the process exits, "
@@ -464,12 +475,13 @@ void gshmem_finalize(void)
     gshmemi_reg_clear(&g->regs);
     gshmemi_heap_destroy(&g->heap);
     free(g->node_of);
-    gshmemi_trace_fini();
+    gshmemi_trace_fini(1);
     int rc = g->boot->ops->finalize(g->boot);
     if (rc != 0)
         GSHMEMI_WARN(GSHMEMI_SUBSYS_INIT, "gshmem_finalize: bootstrap finalize: %s",
                      gshmem_strerror(rc));
     memset(g, 0, sizeof *g);
+    gshmemi_finalized = 1;
     gshmemi_log_set_pe(-1);
 }
 

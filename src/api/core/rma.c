@@ -4,11 +4,12 @@
  *
  * Every form goes through gshmemi_rma_put_on/get_on: a zero-byte operation
  * is a no-op before any check (but the context's); the PE is always
- * checked; the remote address (dest of a put, source of a get) must be
- * local symmetric memory, its twin: the heap or a global/static variable
- * (gshmemi_check_sym gives its window offset). Access to this PE's own host
- * memory is a plain memory copy; everything else goes to the transport
- * that serves the PE (pe_tp), through the context's instance of it. */
+ * checked, and that the local buffer is not NULL; the remote address
+ * (dest of a put, source of a get) must be local symmetric memory, its
+ * twin: the heap or a global/static variable (gshmemi_check_sym gives its
+ * window offset). Access to this PE's own host memory is a plain memory
+ * copy; everything else goes to the transport that serves the PE (pe_tp),
+ * through the context's instance of it. */
 #include <string.h>
 
 #include "core.h"
@@ -50,6 +51,7 @@ void gshmemi_rma_put_on(const char *call, gshmemi_ctx_t *c, void *dest, const vo
     if (n == 0)
         return;
     gshmemi_check_pe(call, pe);
+    gshmemi_check_local(call, "source", src, n, pe);
     uint64_t off = gshmemi_check_sym(call, "dest", dest, n);
     if (pe == g->my_pe) {
         gshmemi_rma_self(call, dest, src, n, "into", dest);
@@ -71,6 +73,7 @@ void gshmemi_rma_get_on(const char *call, gshmemi_ctx_t *c, void *dest, const vo
     if (n == 0)
         return;
     gshmemi_check_pe(call, pe);
+    gshmemi_check_local(call, "dest", dest, n, pe);
     uint64_t off = gshmemi_check_sym(call, "source", src, n);
     if (pe == g->my_pe) {
         gshmemi_rma_self(call, dest, src, n, "from", src);

@@ -50,6 +50,7 @@ void gshmemi_rma_strided_on(const char *call, gshmemi_ctx_t *c, int is_put, void
     if (esz == 0)
         gshmemi_fatal(call, "element size 0");
     size_t bytes = gshmemi_rma_bytes(call, n, esz);
+    gshmemi_check_local(call, is_put ? "source" : "dest", is_put ? src : dest, bytes, pe);
     ptrdiff_t remote = is_put ? dst : sst, local = is_put ? sst : dst;
     if (remote == 1 && (local == 1 || gshmemi_g.heap.kind == GSHMEMI_HEAP_HOST)) {
         unsigned char *tmp = NULL;

@@ -5,17 +5,23 @@
  * Choices:
  * - An empty value (GSHMEM_X=) counts as unset: the default applies.
  * - Sizes: decimal digits then an optional K, M, G or T (also KB, KiB...),
- *   case-insensitive, powers of 1024.
+ *   case-insensitive, powers of 1024. A host heap's GSHMEM_SYMMETRIC_SIZE
+ *   is at most the machine's physical memory (checked once the heap's
+ *   kind is known: gshmemi_config_check_host_heap).
+ * - Integers have their ranges (gshmemi_config_ranges): a negative count
+ *   or time is refused, not clamped.
  * - String settings with a fixed set of values are checked here, so that a
  *   typo is reported by name at init rather than somewhere later. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "gshmem_types.h"
 #include "config.h"
@@ -39,6 +45,8 @@ static const char *const gshmemi_config_allow[] = {
     /* scripts/gpu-check.sh's test filter, in the environment of the PEs the
      * suite starts there (a WARN failed the tests that forbid WARN lines) */
     "GSHMEM_TEST_FILTER",
+    /* the NCCL library of the apps' baselines (apps/common/app_nccl.c) */
+    "GSHMEM_NCCL_LIB",
 };
 
 /* ---- parsers -------------------------------------------------------------- */
@@ -213,6 +221,52 @@ static int gshmemi_config_reject(const char *name, const char *value, const char
     return GSHMEM_ERR_CONFIG;
 }
 
+static const char *gshmemi_config_fmt_size(size_t v, char *buf, size_t cap);
+
+/* The same for a size setting, its value as the user wrote it. */
+static int gshmemi_config_reject_size(const char *name, size_t v, const char *expect)
+{
+    char var[64], text[32];
+    snprintf(var, sizeof var, "GSHMEM_%s", name);
+    const char *raw = getenv(var);
+    return gshmemi_config_reject(name, raw && *raw ? raw
+                                 : gshmemi_config_fmt_size(v, text, sizeof text), expect);
+}
+
+/* The integer settings' ranges (what a value means beyond its type). */
+static const struct {
+    const char *name;   /* after GSHMEM_ */
+    size_t off;         /* of its long in gshmemi_config_t */
+    long lo, hi;
+    const char *expect;
+} gshmemi_config_ranges[] = {
+    {"TIMEOUT", offsetof(gshmemi_config_t, timeout), 0, LONG_MAX,
+     "a number of seconds >= 0 (0: no limit)"},
+    {"IDLE_SPIN_US", offsetof(gshmemi_config_t, idle_spin_us), 0, 10000000,
+     "microseconds from 0 to 10000000"},
+    {"IDLE_NAP_US", offsetof(gshmemi_config_t, idle_nap_us), 1, 1000000,
+     "microseconds from 1 to 1000000"},
+    {"OFI_AM_RAILS", offsetof(gshmemi_config_t, ofi_am_rails), 1, 8, "a count from 1 to 8"},
+    /* gshmem_agg.h's bufs_per_pe and max_wait_us */
+    {"AGG_BUFS", offsetof(gshmemi_config_t, agg_bufs), 1, 64, "a count from 1 to 64"},
+    {"AGG_WAIT_US", offsetof(gshmemi_config_t, agg_wait_us), 0, 10000000,
+     "microseconds from 0 to 10000000"},
+};
+
+static int gshmemi_config_check_ranges(const gshmemi_config_t *cfg)
+{
+    for (size_t i = 0; i < sizeof gshmemi_config_ranges / sizeof gshmemi_config_ranges[0]; i++) {
+        const long v = *(const long *)((const char *)cfg + gshmemi_config_ranges[i].off);
+        char text[32];
+        if (v >= gshmemi_config_ranges[i].lo && v <= gshmemi_config_ranges[i].hi)
+            continue;
+        snprintf(text, sizeof text, "%ld", v);
+        return gshmemi_config_reject(gshmemi_config_ranges[i].name, text,
+                                     gshmemi_config_ranges[i].expect);
+    }
+    return GSHMEM_SUCCESS;
+}
+
 static int gshmemi_config_validate(gshmemi_config_t *cfg)
 {
     int level;
@@ -233,38 +287,33 @@ static int gshmemi_config_validate(gshmemi_config_t *cfg)
     if (!gshmemi_config_transports_ok(cfg->transports))
         return gshmemi_config_reject("TRANSPORTS", cfg->transports,
                                      "auto or a comma list of p2p, shm, ofi (no repeats)");
-    if (cfg->timeout < 0) {
-        char v[32];
-        snprintf(v, sizeof(v), "%ld", cfg->timeout);
-        return gshmemi_config_reject("TIMEOUT", v, "a number of seconds >= 0 (0: no limit)");
-    }
-    if (cfg->idle_spin_us < 0 || cfg->idle_spin_us > 10000000) {
-        char v[32];
-        snprintf(v, sizeof(v), "%ld", cfg->idle_spin_us);
-        return gshmemi_config_reject("IDLE_SPIN_US", v, "microseconds from 0 to 10000000");
-    }
-    if (cfg->idle_nap_us <= 0 || cfg->idle_nap_us > 1000000) {
-        char v[32];
-        snprintf(v, sizeof(v), "%ld", cfg->idle_nap_us);
-        return gshmemi_config_reject("IDLE_NAP_US", v, "microseconds from 1 to 1000000");
-    }
-    if (cfg->ofi_am_chunk < 4096 || cfg->ofi_am_chunk > ((size_t)4 << 20)) {
-        char v[32];
-        const char *raw = getenv("GSHMEM_OFI_AM_CHUNK");   /* as the user wrote it */
-        snprintf(v, sizeof(v), "%zu", (size_t)cfg->ofi_am_chunk);
-        return gshmemi_config_reject("OFI_AM_CHUNK", raw ? raw : v, "a size from 4K to 4M");
-    }
-    if (cfg->ofi_am_rails < 1 || cfg->ofi_am_rails > 8) {
-        char v[32];
-        snprintf(v, sizeof(v), "%ld", cfg->ofi_am_rails);
-        return gshmemi_config_reject("OFI_AM_RAILS", v, "a count from 1 to 8");
-    }
+    GSHMEMI_CHECK(gshmemi_config_check_ranges(cfg));
+    if (cfg->ofi_am_chunk < 4096 || cfg->ofi_am_chunk > ((size_t)4 << 20))
+        return gshmemi_config_reject_size("OFI_AM_CHUNK", cfg->ofi_am_chunk,
+                                          "a size from 4K to 4M");
     if (cfg->symmetric_size == 0)
         return gshmemi_config_reject("SYMMETRIC_SIZE", "0", "a size > 0 such as 512M or 2G");
     /* Apply the log settings right away: the rest of init logs with them. */
     gshmemi_log_level = level;
     gshmemi_log_mask = mask;
     return GSHMEM_SUCCESS;
+}
+
+size_t gshmemi_config_phys_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+}
+
+int gshmemi_config_check_host_heap(const gshmemi_config_t *cfg, size_t phys)
+{
+    char expect[160];
+
+    if (phys == 0 || cfg->symmetric_size <= phys)
+        return GSHMEM_SUCCESS;
+    snprintf(expect, sizeof expect, "a host heap no larger than this machine's physical "
+             "memory, %zu bytes (%.1f GiB)", phys, (double)phys / (double)(1ull << 30));
+    return gshmemi_config_reject_size("SYMMETRIC_SIZE", cfg->symmetric_size, expect);
 }
 
 /* ---- loading ----------------------------------------------------------------- */

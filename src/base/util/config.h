@@ -1,7 +1,8 @@
 /* config.h: every GSHMEM_* setting, declared once in config_table.h, parsed
- * once at init. Sizes accept K/M/G suffixes; booleans accept 0/1/on/off/
- * yes/no/true/false and nothing else; an unknown GSHMEM_* variable draws a
- * warning; GSHMEM_INFO=1 prints the table with current values. */
+ * once at init. Sizes accept K/M/G/T suffixes (powers of 1024); booleans
+ * accept 0/1/on/off/yes/no/true/false and nothing else; an unknown
+ * GSHMEM_* variable draws a warning; GSHMEM_INFO=1 prints the table with
+ * current values. */
 #ifndef GSHMEMI_CONFIG_H
 #define GSHMEMI_CONFIG_H
 
@@ -29,6 +30,13 @@ static inline long gshmemi_config_bounded_wait_s(const gshmemi_config_t *cfg)
 {
     return cfg != NULL && cfg->timeout > 0 ? cfg->timeout : GSHMEMI_CFG_BOUNDED_WAIT_S;
 }
+/* The machine's physical memory in bytes (0: unknown). */
+size_t gshmemi_config_phys_bytes(void);
+/* A host heap of GSHMEM_SYMMETRIC_SIZE bytes must fit in phys bytes of
+ * memory (0: unknown, not checked): a larger one would be accepted by the
+ * kernel (memory is committed as it is touched) and fail later. 0, or
+ * GSHMEM_ERR_CONFIG logged naming the variable, its value and the limit. */
+int gshmemi_config_check_host_heap(const gshmemi_config_t *cfg, size_t phys);
 /* Print every setting: name, current value, default, help. */
 void gshmemi_config_print(const gshmemi_config_t *cfg, FILE *out);
 

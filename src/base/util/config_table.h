@@ -3,7 +3,8 @@
  * help). Types: size, bool, int, string. Included with GSHMEMI_CFG defined;
  * no include guard on purpose. */
 GSHMEMI_CFG(size, SYMMETRIC_SIZE, symmetric_size, "256M",
-            "bytes of symmetric heap per PE (K/M/G suffixes)")
+            "bytes of symmetric heap per PE: digits and an optional K, M, G or T (powers of "
+            "1024); a host heap at most the machine's physical memory")
 GSHMEMI_CFG(bool, SYMMETRIC_DATA, symmetric_data, "1",
             "host heaps: the program's global and static variables (data+bss) are "
             "symmetric (0: only the heap)")
@@ -14,7 +15,8 @@ GSHMEMI_CFG(string, DEBUG, debug, "WARN",
             "log level: NONE, ERROR, WARN, INFO, DEBUG or TRACE")
 GSHMEMI_CFG(string, TRACE, trace, "",
             "path prefix: each PE writes PREFIX.<pe>.csv at finalize, timestamps of the "
-            "network path's stages (scripts/trace_stages.py reads them; empty: off)")
+            "network path's stages (scripts/trace_stages.py reads them; empty: off); init "
+            "creates the file and fails if it exists (never overwritten, no link followed)")
 GSHMEMI_CFG(string, DEBUG_SUBSYS, debug_subsys, "ALL",
             "comma list of INIT,HEAP,TRANSPORT,PROXY,AGG,BOOTSTRAP,COLL or ALL")
 GSHMEMI_CFG(string, BOOTSTRAP, bootstrap, "auto",
@@ -67,8 +69,10 @@ GSHMEMI_CFG(int, IDLE_NAP_US, idle_nap_us, "50",
 GSHMEMI_CFG(size, AGG_BYTES, agg_bytes, "16K",
             "aggregator: bytes of one buffer per destination PE (gshmem_agg_attr_init)")
 GSHMEMI_CFG(int, AGG_BUFS, agg_bufs, "4",
-            "aggregator: buffers per destination PE (in flight at once; receive ring slots)")
+            "aggregator: buffers per destination PE, 1 to 64 (in flight at once; receive ring "
+            "slots)")
 GSHMEMI_CFG(int, AGG_WAIT_US, agg_wait_us, "100",
-            "aggregator: a buffer holding records is sent at most this many us after its first")
+            "aggregator: a buffer holding records is sent at most this many us after its first "
+            "(0 to 10000000)")
 GSHMEMI_CFG(bool, AGG_P2P_BYPASS, agg_p2p_bypass, "1",
             "aggregator: records to PEs reached by load/store are stored directly")

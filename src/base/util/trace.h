@@ -35,9 +35,12 @@ static inline void gshmemi_trace(gshmemi_trace_pt_t pt)
         gshmemi_trace_stamp(pt);
 }
 
-/* prefix: GSHMEM_TRACE (empty: off). 0, or GSHMEM_ERR_NOMEM (logged). */
+/* prefix: GSHMEM_TRACE (empty: off). Creates PREFIX.<pe>.csv, which must
+ * not exist (trace.c). 0, or GSHMEM_ERR_CONFIG (the file exists, or is a
+ * link), GSHMEM_ERR_SYSTEM or GSHMEM_ERR_NOMEM, logged naming the path. */
 int gshmemi_trace_init(const char *prefix, int pe);
-/* Writes the file and stops tracing. */
-void gshmemi_trace_fini(void);
+/* Stops tracing; write: the stamps into the file (finalize), else the
+ * file is removed (a failed init). */
+void gshmemi_trace_fini(int write);
 
 #endif /* GSHMEMI_TRACE_H */
