@@ -52,6 +52,11 @@ int gshmemi_tp_put_value_by_put(gshmemi_transport_t *tp, int pe, uint64_t dst_of
     return tp->ops->put(tp, pe, dst_off, src, n, 1);
 }
 
+int gshmemi_tp_flag_set_by_amo(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value)
+{
+    return tp->ops->amo_nbi(tp, pe, GSHMEMI_AMO_SET, GSHMEMI_DT_UINT64, off, &value, 0);
+}
+
 int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p)
 {
     (void)node_of, (void)my_pe, (void)n_pes, (void)device_p;

@@ -65,6 +65,14 @@ typedef struct gshmemi_transport_ops {
      * puts to the same pe when after_fence is set; completes at quiet. */
     int (*amo_nbi)(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op,
                    gshmemi_dtype_t dt, uint64_t off, const void *operand, int after_fence);
+    /* Non-blocking write of value to the 8-byte-aligned word at pe's heap
+     * offset off, for a peer that polls that word (the barriers' round
+     * flags: one writer per word, values that only grow, so a peer that
+     * sees the bytes land in any order still decides right). No order with
+     * other operations and no remote completion: quiet completes it at this
+     * PE only (it is on its way), and the peer sees it when it lands. Stub
+     * gshmemi_tp_flag_set_by_amo: amo_nbi SET on uint64. */
+    int (*flag_set)(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value);
     /* Order earlier puts/AMOs before later ones, per target PE. */
     int (*fence)(gshmemi_transport_t *tp);
     /* Complete and make visible everything this PE issued. */
@@ -147,6 +155,7 @@ static inline gshmemi_transport_t *gshmemi_transport_amo(gshmemi_transport_t *am
 /* Stubs for the optional entries. */
 int gshmemi_tp_put_value_by_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off,
                                 const void *src, size_t n);
+int gshmemi_tp_flag_set_by_amo(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value);
 int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p);
 int gshmemi_tp_no_threads(gshmemi_transport_t *tp, uint64_t deadline_ns);
 int gshmemi_tp_chan_shared(gshmemi_transport_t *tp, void **chan_p);

@@ -2,7 +2,8 @@
  * through shmem.h, checked value by value: the predefined teams, strided
  * and 2d splits (members and non-members), translate_pe across teams,
  * team syncs of two halves running different numbers of rounds at once
- * (a non-member is never needed), slot reuse over many splits, broadcast,
+ * (a non-member is never needed), slot reuse over many splits and after
+ * uneven syncs (the next team's barriers still wait), broadcast,
  * collect, fcollect, alltoall(s) on sub-teams, every reduction op on every
  * type family on WORLD and on sub-teams, and contexts (create, typed and
  * generic RMA/AMOs, quiet, fence, destroy). Prints "pe_api_teams: OK" on
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pe_check.h"
 #include "pe_red.h"
@@ -165,6 +167,39 @@ static void reuse(void)
         }
         shmem_team_destroy(t);
     }
+}
+
+/* A slot's next team after teams that synced unevenly: the rows of a 2d
+ * split sync 3 and 7 times, then {0, 2} takes their slot. Its barriers must
+ * still wait for the late PE 2 (the flags start again from 0), which puts
+ * its round number into PE 0's word before each sync. */
+static void reuse_uneven(void)
+{
+    shmem_team_t x, y, t;
+    if (npes < 4)
+        return;
+    CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &x, NULL, 0, &y) == 0, "2d");
+    for (int i = 0; i < (me < 2 ? 3 : 7); i++)
+        CHECK(shmem_team_sync(x) == 0, "row sync %d", i);
+    shmem_team_destroy(x);
+    shmem_team_destroy(y);
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, 2, NULL, 0, &t) == 0, "split");
+    *ctr = 0;
+    shmem_barrier_all();
+    for (long k = 1; k <= 3 && t != SHMEM_TEAM_INVALID; k++) {
+        if (me == 2) {
+            struct timespec late = {0, 50 * 1000 * 1000};
+            nanosleep(&late, NULL);
+            shmem_long_p(ctr, k, 0);
+            shmem_quiet();
+        }
+        CHECK(shmem_team_sync(t) == 0, "sync %ld", k);
+        CHECK(me != 0 || shmem_long_atomic_fetch(ctr, 0) == k, "after sync %ld of the reused "
+              "slot PE 0 sees %ld: the barrier did not wait for PE 2", k,
+              shmem_long_atomic_fetch(ctr, 0));
+    }
+    shmem_team_destroy(t);
+    shmem_barrier_all();
 }
 
 /* ---- collectives on a team ---------------------------------------------------- */
@@ -504,6 +539,7 @@ int main(int argc, char **argv)
     split2d(3);
     split2d(npes + 5);
     reuse();
+    reuse_uneven();
     colls(SHMEM_TEAM_WORLD);
     colls(mine);
     colls(SHMEM_TEAM_SHARED);

@@ -1,7 +1,8 @@
 /* test_wait.c: slow is not dead. A PE that computes 90 s before a barrier
  * (no GSHMEM_TIMEOUT) does not end the job; a PE killed while the others
  * wait in a barrier, a reduction, wait_until or a lock ends the job within
- * 2 s of its death, the launcher naming it, over shm and ofi/tcp; under
+ * 2 s of its death, the launcher naming it, over shm and ofi/tcp (and in
+ * a barrier under mpirun, with the mpi and the pmix bootstraps); under
  * gshmemrun --serve (nobody signals the PEs) the waiting PEs end by
  * themselves, naming it; GSHMEM_TIMEOUT, when set, bounds one wait. */
 #define _GNU_SOURCE
@@ -66,6 +67,27 @@ static void expect_death_named(const char *tp, const char *where)
 
 DEATH_TESTS(shm, "shm")
 DEATH_TESTS(ofi_tcp, "ofi-tcp")
+
+/* Under mpirun (the mpi and the pmix bootstraps) the launcher sees the
+ * death and ends the rest: within the limit, naming the rank. */
+static void expect_death_named_mpirun(const char *boot)
+{
+    char env[512];
+    if (!(strcmp(boot, "mpi") == 0 ? TEST_HAVE_MPI : TEST_HAVE_PMIX))
+        cr_skip_test("gshmem was built without the %s bootstrap", boot);
+    snprintf(env, sizeof env, "GSHMEM_BOOTSTRAP=%s %s", boot, test_tp_env("shm"));
+    test_run_t r = test_run_mpirun(3, env, "pe_wait", "die barrier", 60);
+    double dt = since_death(&r, realtime_s());
+    cr_expect_neq(r.status, 0, "%s: the job succeeded although PE 1 died", boot);
+    cr_expect(strstr(r.output, "process rank 1 ") && strstr(r.output, "signal 9"),
+              "%s: mpirun did not name rank 1:\n%s", boot, test_tail(&r));
+    cr_expect_lt(dt, DEATH_LIMIT_S, "%s: the job ended %.2f s after PE 1 died:\n%s", boot, dt,
+                 test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(wait_dead, barrier_mpirun_mpi, .timeout = 90) { expect_death_named_mpirun("mpi"); }
+Test(wait_dead, barrier_mpirun_pmix, .timeout = 90) { expect_death_named_mpirun("pmix"); }
 
 /* Under gshmemrun --serve nobody signals the PEs: the two waiting in a
  * wait_until learn of PE 1's death from the server and end by themselves,

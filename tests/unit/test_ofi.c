@@ -45,6 +45,7 @@ static int tofi_run_scenarios(tofi_pe_t *p)
     static const struct { const char *name; int (*fn)(tofi_pe_t *); } steps[] = {
         {"put_get", tofi_scenario_put_get}, {"amo_ops", tofi_scenario_amo_ops},
         {"amo_contention", tofi_amo_contention}, {"fence_order", tofi_fence_order},
+        {"flags", tofi_scenario_flags},
         {"large", tofi_scenario_large}, {"bounce", tofi_scenario_bounce},
         {"channels", tofi_scenario_channels}};
     const char *only = getenv("TOFI_ONLY"), *step = "";

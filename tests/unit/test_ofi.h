@@ -21,6 +21,7 @@ int tofi_scenario_put_get(tofi_pe_t *p);
 int tofi_scenario_amo_contention(tofi_pe_t *p, int iters);
 int tofi_scenario_amo_ops(tofi_pe_t *p);
 int tofi_scenario_fence_order(tofi_pe_t *p, int iters);
+int tofi_scenario_flags(tofi_pe_t *p);
 int tofi_scenario_large(tofi_pe_t *p);
 int tofi_scenario_bounce(tofi_pe_t *p);
 int tofi_scenario_channels(tofi_pe_t *p);

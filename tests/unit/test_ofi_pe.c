@@ -212,9 +212,10 @@ int tofi_scenario_fence_order(tofi_pe_t *p, int iters)
     int t = (p->pe + 1) % p->n, from = (p->pe + p->n - 1) % p->n;
     const uint64_t flag = OFF_FLAG, ack = OFF_FLAG + 8, flagsrc = OFF_FLAG + 16;
     ofi_state_t *s = ofi_state(&p->tp);
-    if (!s->has_fence) {
-        /* Without FI_FENCE the earlier put must be complete before the
-         * fenced amo_nbi is posted (white-box: the nbi counters). */
+    if (!s->has_fence && !s->has_waw) {
+        /* Without FI_FENCE or ordered writes the earlier put must be
+         * complete before the fenced amo_nbi is posted (white-box: the nbi
+         * counters). */
         TOFI_OK(p, put(p, t, OFF_LARGE, hp(p, OFF_LARGE_SRC), LARGE_LEN, 1));
         uint64_t posted = s->dchan.nbi.posted;
         TOFI_OK(p, p->tp.ops->amo_nbi(&p->tp, t, GSHMEMI_AMO_SET, GSHMEMI_DT_UINT64, flagsrc,
@@ -251,6 +252,27 @@ int tofi_scenario_fence_order(tofi_pe_t *p, int iters)
             return 1;
         TOFI_OK(p, quiet(p));
     }
+    return barrier(p);
+}
+
+/* flag_set around the ring: PE i sets PE i+1's flag to v(k), every byte
+ * of which changes with k, and waits until its own flag reaches v(k),
+ * k = 1..255; then quiet completes the flags at this PE. */
+int tofi_scenario_flags(tofi_pe_t *p)
+{
+    const uint64_t flag = OFF_FLAG + 24;
+    volatile uint64_t *mine = (volatile uint64_t *)hp(p, flag);
+    for (uint64_t k = 1; k <= 255; k++) {
+        uint64_t v = k * 0x0101010101010101ull;
+        TOFI_OK(p, p->tp.ops->flag_set(&p->tp, (p->pe + 1) % p->n, flag, v));
+        time_t t0 = time(NULL);
+        while (*mine < v) {
+            p->tp.ops->progress(&p->tp);
+            TOFI_CHECK(p, time(NULL) - t0 < 60, "flag stuck at %llx, want %llx",
+                       (unsigned long long)*mine, (unsigned long long)v);
+        }
+    }
+    TOFI_OK(p, quiet(p));
     return barrier(p);
 }
 

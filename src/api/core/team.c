@@ -5,16 +5,17 @@
  * every member: WORLD 0, SHARED 1, NODE 2. Each slot owns a piece of the
  * symmetric team area, reserved from the heap at init (before anything
  * else is allocated, so at the same offset everywhere): GSHMEMI_TEAM_ROUNDS
- * barrier counters and n_pes exchange words (one per world PE); one more
+ * barrier flags and n_pes exchange words (one per world PE); one more
  * piece serves the active sets (below).
  * - sync (every team, WORLD included: gshmem_sync_all): a dissemination
- *   barrier over the members only: in round r, team PE i
- *   adds 1 (a non-blocking AMO) to counter r of team PE i + 2^r and waits until its own
- *   counter r reaches the number of barriers it has entered on this slot.
- *   Counters only grow and every barrier adds exactly one per round, so
- *   nothing is reset: when a PE leaves a barrier its counters equal its
- *   expected counts, which stay with the slot on this PE (a later team on
- *   the slot goes on from them).
+ *   barrier over the members only: in round r of its k-th barrier on the
+ *   team, team PE i sets flag r of team PE i + 2^r to k (the transport's
+ *   flag_set: non-blocking, no acknowledgement) and waits until its own
+ *   flag r reaches k. Each flag has one writer per team and its values
+ *   only grow. When a PE leaves a barrier every flag meant for it has
+ *   landed, so when it destroys the team its flags and counts go back to 0
+ *   for the slot's next team (whose members signal it only after it joined
+ *   their split).
  * - exchange (split, collectmem): each member puts one word into every
  *   member's exchange word of its world PE, barrier, read, sync.
  * - an active set (OpenSHMEM's deprecated collectives, coll_aset.c) is a
@@ -75,6 +76,18 @@ static int gshmemi_team_make(int slot, int *pes, int size, const gshmem_team_con
     t->config_mask = config_mask;
     t->live = 1;
     return slot;
+}
+
+/* The barrier flags and counts of t's slot back to 0 (t is destroyed on
+ * this PE: every flag meant for it has landed). */
+static void gshmemi_team_flags_reset(const char *call, gshmemi_team_t *t)
+{
+    int rc = gshmemi_heap_memset(&gshmemi_g.heap, t->sync, 0,
+                                 GSHMEMI_TEAM_ROUNDS * sizeof *t->sync);
+    if (rc != 0)
+        gshmemi_fatal(call, "clearing the barrier flags of a destroyed team failed: %s",
+                      gshmem_strerror(rc));
+    memset(t->expected, 0, GSHMEMI_TEAM_ROUNDS * sizeof *t->expected);
 }
 
 /* The device API's copy of slot (a no-op with a host heap); a failure was
@@ -219,13 +232,13 @@ static uint64_t gshmemi_team_load(const char *call, const uint64_t *w)
     return v;
 }
 
-/* Add 1 to counter w at world PE pe without waiting for it, on the
- * barriers' channel (completed by its progress, and at teardown). */
-static void gshmemi_team_signal(const char *call, uint64_t *w, int pe)
+/* Set flag w at world PE pe to k without waiting for it, on the barriers'
+ * channel (completed by its progress, and at teardown). */
+static void gshmemi_team_signal(const char *call, uint64_t *w, int pe, uint64_t k)
 {
-    uint64_t one = 1, off = gshmemi_check_sym_aligned(call, "team counter", w, sizeof *w);
+    uint64_t off = gshmemi_check_sym_aligned(call, "team flag", w, sizeof *w);
     gshmemi_transport_t *tp = &gshmemi_team_sync_tps[gshmemi_amo_tp_of(pe) - gshmemi_g.tps];
-    int rc = tp->ops->amo_nbi(tp, pe, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, off, &one, 0);
+    int rc = tp->ops->flag_set(tp, pe, off, k);
 
     if (rc != 0)
         gshmemi_tp_fatal(call, tp, rc, "team barrier signal", pe);
@@ -238,7 +251,7 @@ void gshmemi_team_sync(const char *call, gshmemi_team_t *t)
         int to = t->pes[(t->my_idx + d) % t->size];
         uint64_t one = 1, want = t->expected != NULL ? ++t->expected[r] : 1;
         if (t->expected != NULL)
-            gshmemi_team_signal(call, &t->sync[r], to);
+            gshmemi_team_signal(call, &t->sync[r], to, want);
         else
             gshmemi_amo(call, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, &t->sync[r], &one, NULL,
                         NULL, to);
@@ -379,6 +392,7 @@ void gshmem_team_destroy(gshmem_team_t team)
     if (gshmemi_team_get(call, team) == NULL)
         gshmemi_fatal(call, "team %d is not a live team (destroyed or never created)", team);
     gshmemi_ctx_drop_team(team);
+    gshmemi_team_flags_reset(call, &gshmemi_teams[team]);
     gshmemi_team_free(&gshmemi_teams[team]);
     gshmemi_team_to_device_or_die(call, team);
 }

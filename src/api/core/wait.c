@@ -15,6 +15,7 @@
 
 #include "core.h"
 #include "base/util/idle.h"
+#include "base/util/thread.h"
 
 /* Wait loops: progress every GSHMEMI_WAIT_PROGRESS spins; after
  * GSHMEMI_WAIT_YIELD spins give the core away on every step, from the first
@@ -92,13 +93,9 @@ void gshmemi_wait_watch(unsigned long spins)
 
 void gshmemi_wait_setup(const gshmemi_state_t *g)
 {
-    cpu_set_t cpus;
-    int n_local = 0, n_cpus = 0;
+    int n_local, n_cpus;
 
-    for (int pe = 0; pe < g->n_pes; pe++)
-        n_local += g->node_of[pe] == g->node_of[g->my_pe];
-    if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
-        n_cpus = CPU_COUNT(&cpus);
+    gshmemi_node_crowding(g->node_of, g->n_pes, g->my_pe, &n_local, &n_cpus);
     gshmemi_wait_yield_after = n_cpus > 0 && n_local > n_cpus ? 0 : GSHMEMI_WAIT_YIELD;
     GSHMEMI_DEBUG(GSHMEMI_SUBSYS_INIT, "waits: %d PEs on this node, %d cores for this PE: "
                   "yield after %lu spins", n_local, n_cpus, gshmemi_wait_yield_after);

@@ -1,6 +1,8 @@
-/* thread.c: joining a library thread with a time limit (see thread.h). */
+/* thread.c: joining a library thread with a time limit, the node's
+ * crowding (see thread.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 
 #include "thread.h"
 #include "idle.h"
@@ -46,4 +48,16 @@ int gshmemi_thread_exit_join(pthread_t thread, uint64_t deadline_ns, unsigned su
         GSHMEMI_WARN(subsys, "%s did not stop in time at exit; the process exits with it "
                      "running", what);
     return rc == GSHMEM_ERR_TIMEOUT ? rc : rc == 0;
+}
+
+void gshmemi_node_crowding(const int *node_of, int n_pes, int my_pe, int *n_local_p,
+                           int *n_cpus_p)
+{
+    cpu_set_t cpus;
+    int n_local = 0;
+
+    for (int pe = 0; pe < n_pes; pe++)
+        n_local += node_of[pe] == node_of[my_pe];
+    *n_local_p = n_local;
+    *n_cpus_p = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 0;
 }

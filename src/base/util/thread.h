@@ -1,6 +1,7 @@
 /* thread.h: joining a library thread with a time limit, for the exit path
  * (src/api/core/exit.c), where a thread that does not stop must not hang
- * the process's exit; ThreadSanitizer annotations of cross-process order. */
+ * the process's exit; how many PEs share the cores; ThreadSanitizer
+ * annotations of cross-process order. */
 #ifndef GSHMEMI_THREAD_H
 #define GSHMEMI_THREAD_H
 
@@ -24,6 +25,13 @@ int gshmemi_thread_join_by(pthread_t thread, uint64_t deadline_ns);
  * 1 when joined, 0 when the caller is that thread, GSHMEM_ERR_TIMEOUT. */
 int gshmemi_thread_exit_join(pthread_t thread, uint64_t deadline_ns, unsigned subsys,
                              const char *what);
+
+/* How crowded this PE's cores are: *n_local_p = the PEs on its node
+ * (node_of[n_pes]: node index of each PE), *n_cpus_p = the cores the
+ * calling thread may run on (0: unknown). Waits yield, and ofi's progress
+ * thread steps aside longer, when the PEs' threads outnumber the cores. */
+void gshmemi_node_crowding(const int *node_of, int n_pes, int my_pe, int *n_local_p,
+                           int *n_cpus_p);
 
 /* ThreadSanitizer and the order that runs through other processes. A
  * transport thread that applies a peer's request to this PE's heap (ofi's

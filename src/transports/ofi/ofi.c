@@ -78,9 +78,11 @@ static int ofi_open_objects(ofi_state_t *s)
                                                         &s->cq_fd) != 0)
         return GSHMEM_ERR_TRANSPORT;
     if (rc == 0)
-        GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: progress thread naps %s", s->has_rma_event ?
+        GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: progress thread naps %s, steps aside %llu us while "
+                      "another thread polls", s->has_rma_event ?
                       "until the remote-access counter moves or a CQ entry comes" :
-                      s->cq_fd >= 0 ? "on the CQ's wait fd" : "with nanosleep");
+                      s->cq_fd >= 0 ? "on the CQ's wait fd" : "with nanosleep",
+                      (unsigned long long)(s->aside_ns / 1000u));
     if (rc == 0)
         rc = ofi_ep_open(s, s->domain, s->info, s->cq, &s->av, &s->ep, &what);
     struct fi_cntr_attr cntr_attr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
@@ -274,6 +276,7 @@ static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
     s->boot = env->boot;
     s->heap = env->heap;
     gshmemi_idle_init(&s->idle, env->cfg->idle_spin_us, env->cfg->idle_nap_us);
+    s->aside_ns = ofi_progress_aside_ns(env);
     pthread_mutex_init(&s->free_lock, NULL);
     pthread_mutex_init(&s->reg_lock, NULL);
     pthread_mutex_init(&s->chan_lock, NULL);
@@ -302,8 +305,9 @@ static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
                   "quiet %s, local buffers %s", s->my_pe, s->prov_name,
                   s->am_mode ? "marks the next put record per PE (active messages: requests "
                                "applied in order per PE, small records batched up to a fenced one)"
+                  : s->has_waw ? "nothing (writes placed in order)"
                   : s->has_fence ? "sets FI_FENCE on the next op per PE" : "waits for completions",
-                  s->am_mode ? "ordered" : s->has_fence ? "posted with FI_FENCE"
+                  s->am_mode || s->has_waw ? "ordered" : s->has_fence ? "posted with FI_FENCE"
                                                            : "waits for all outstanding ops first",
                   s->am_mode ? "waits for the targets' acknowledgements (applied)"
                   : s->has_dc ? "waits for delivery-complete" : "waits, then flushes with reads",
@@ -348,6 +352,8 @@ static int ofi_fence(gshmemi_transport_t *tp)
 #endif
         return 0;
     }
+    if (s->has_waw)   /* the provider places one PE's writes in order */
+        return 0;
     if (!s->has_fence)
         return ofi_quiet(s, ch);
     for (int pe = 0; pe < s->n_pes; pe++)
@@ -456,6 +462,7 @@ const gshmemi_transport_ops_t gshmemi_ofi_ops = {
     .put_value = ofi_rma_put_value,
     .amo = ofi_amo,
     .amo_nbi = ofi_amo_nbi,
+    .flag_set = ofi_rma_flag_set,
     .fence = ofi_fence,
     .quiet = ofi_quiet_op,
     .quiet_mark = ofi_quiet_mark_op,

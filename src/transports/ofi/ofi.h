@@ -118,6 +118,9 @@ typedef struct ofi_state {
     int has_fence;                /* FI_FENCE honoured */
     int has_rma_event;            /* FI_RMA_EVENT: rcntr counts RMA/atomics aimed at us */
     int has_raw;                  /* read-after-write ordered (flush path) */
+    int has_waw;                  /* FI_ORDER_WAW with every write's data placed in
+                                   * order (max_order_waw_size unlimited): fence and
+                                   * amo_nbi after_fence need no wait */
     int amo_as_fetch;             /* issue set/add as fetching atomics (shm quirk) */
     int am_mode;               /* active-message path: FI_MSG active messages (ofi_am_source.c) */
     size_t max_msg, inject_size;
@@ -162,6 +165,10 @@ typedef struct ofi_state {
     gshmemi_idle_t idle;          /* the progress thread's waits (base/util/idle.h) */
     int thread_started;
     int stop;                     /* atomic */
+    uint64_t polls_elsewhere;     /* atomic: CQ polls by the PE's other threads (their
+                                   * waits, quiet, posts); the progress thread steps
+                                   * aside while it moves (ofi_progress.c) */
+    uint64_t aside_ns;            /* how long it steps aside each time */
     int exiting;                  /* atomic: the process exits (ofi_exit_threads):
                                    * progress and waits return at once */
 } ofi_state_t;
@@ -182,6 +189,10 @@ int ofi_mr_register_in(ofi_state_t *s, struct fid_domain *domain, struct fid_ep 
                        size_t len, uint64_t access, struct fid_mr **mr_p, void **desc_p);
 
 /* ofi_progress.c */
+/* How long the progress thread steps aside while another thread polls:
+ * GSHMEM_IDLE_NAP_US, or 1 ms where this node's PEs' pollers and progress
+ * threads outnumber the cores this PE may run on. */
+uint64_t ofi_progress_aside_ns(const gshmemi_tp_env_t *env);
 int ofi_progress_start(ofi_state_t *s);
 void ofi_progress_stop(ofi_state_t *s);
 /* transport.h's exit_threads: sets exiting, then joins the progress thread
@@ -237,6 +248,7 @@ int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *s
                 size_t n, int nbi);
 int ofi_rma_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
                       size_t n);
+int ofi_rma_flag_set(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value);
 int ofi_rma_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, size_t n,
                 int nbi);
 /* Flags of the next op of ch to pe: FI_COMPLETION, FI_FENCE if one is

@@ -3,9 +3,10 @@
  * op's registered arena slot, so they have a local descriptor whatever the
  * provider's mr_mode. When ofi is in use every AMO goes through it, even to
  * this PE, so that AMOs are atomic with each other.
- * amo_nbi with after_fence: FI_FENCE on the op where the provider honours
- * it; otherwise wait for the outstanding ops of its channel (a quiet of
- * the channel) before posting.
+ * amo_nbi with after_fence: nothing where the provider places one PE's
+ * writes in order (has_waw: FI_ORDER_WAW, tcp), FI_FENCE on the op where
+ * it honours that; otherwise wait for the outstanding ops of its channel
+ * (a quiet of the channel) before posting.
  * Bitwise ops (FI_BAND, FI_BOR, FI_BXOR) are checked against the provider
  * with fi_atomicvalid / fi_fetch_atomicvalid before each is posted: one
  * the provider lacks is an error naming the op, type and provider. Over
@@ -206,7 +207,7 @@ int ofi_amo_nbi(gshmemi_transport_t *tp, int pe, gshmemi_amo_op_t op, gshmemi_dt
 #endif
     GSHMEMI_CHECK(ofi_amo_check_bitwise(s, op, &m, fdt, pe));
     ofi_chan_t *ch = ofi_chan_of(tp);
-    if (after_fence) {
+    if (after_fence && !s->has_waw) {   /* in order anyway where has_waw */
         if (s->has_fence)
             __atomic_store_n(&ch->fence_pending[pe], 1, __ATOMIC_RELEASE);
         else

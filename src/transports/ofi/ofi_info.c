@@ -30,18 +30,26 @@ static struct fi_info *ofi_hints_make(const gshmemi_tp_env_t *env, uint64_t caps
     return h;
 }
 
-/* 0 and *info_p when some provider fits caps/op_flags; else the fi error. */
-static int ofi_try(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op_flags,
-                   struct fi_info **info_p)
+/* 0 and *info_p when some provider fits caps/op_flags and the message
+ * order asked (tx and rx); else the fi error. */
+static int ofi_try_order(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op_flags,
+                         uint64_t order, struct fi_info **info_p)
 {
     struct fi_info *h = ofi_hints_make(env, caps, op_flags), *info = NULL;
     if (!h)
         return -FI_ENOMEM;
+    h->tx_attr->msg_order = h->rx_attr->msg_order = order;
     int rc = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &info);
     fi_freeinfo(h);
     if (rc == 0)
         *info_p = info;
     return rc;
+}
+
+static int ofi_try(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op_flags,
+                   struct fi_info **info_p)
+{
+    return ofi_try_order(env, caps, op_flags, 0, info_p);
 }
 
 /* Names of every provider libfabric offers, for the error message. */
@@ -181,13 +189,25 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
         uint64_t event = i % 2 == 0 ? FI_RMA_EVENT : 0;
         if (ofi_try(env, base | event | tries[i / 2].caps, tries[i / 2].flags, &info) != 0)
             continue;
+        /* The same with writes in order (tcp: one stream per pair): then a
+         * signal needs no wait for the data before it. */
+        struct fi_info *ordered = NULL;
+        int waw = ofi_try_order(env, base | event | tries[i / 2].caps, tries[i / 2].flags,
+                                FI_ORDER_WAW, &ordered) == 0;
+        if (waw) {
+            fi_freeinfo(info);
+            info = ordered;
+        }
         ofi_info_record(s, info, tries[i / 2].flags);
+        s->has_waw = waw && (info->tx_attr->msg_order & FI_ORDER_WAW) &&
+                     info->ep_attr->max_order_waw_size == SIZE_MAX;
         GSHMEMI_INFO(OFI_SUBSYS, "ofi: provider '%s' (fabric %s, domain %s), mr_mode 0x%x, "
                      "fence %s, delivery-complete %s, max_msg %zu, inject %zu, target "
                      "activity %s%s",
                      s->prov_name, info->fabric_attr->name, info->domain_attr->name,
                      (unsigned)info->domain_attr->mr_mode,
-                     s->has_fence ? "FI_FENCE" : "by waiting for completions",
+                     s->has_waw ? "not needed (writes placed in order, FI_ORDER_WAW)"
+                     : s->has_fence ? "FI_FENCE" : "by waiting for completions",
                      s->has_dc ? "yes" : (s->has_raw ? "no (quiet flushes with a read)"
                                                      : "no (transmit-complete only)"),
                      s->max_msg, s->inject_size,

@@ -9,7 +9,19 @@
  * provider offers FI_RMA_EVENT, a step of the counter of RMA and atomics
  * served for peers (their targets get no CQ entry): without it a PE that
  * only serves peers would count as idle and nap between their requests
- * (measured: 8 B put + quiet over ofi/shm, host heap, 114 us with naps). */
+ * (measured: 8 B put + quiet over ofi/shm, host heap, 114 us with naps).
+ *
+ * One poller is enough: while another thread of this PE polls the CQ (a
+ * wait loop, a quiet, a blocking op), the progress thread steps aside, a
+ * plain sleep of aside_ns per look (ofi_progress_aside_ns). Two pollers of
+ * one CQ contend for the provider's locks, and where the node's threads
+ * outnumber its cores the second one takes the core a peer's poller needs
+ * (measured, tcp;ofi_rxm, 2 cores: barrier 34 / 507 / 1301 us at 2 / 4 / 8
+ * PEs polling beside the waits, 24 / 197 / 631 us stepping aside 1 ms; a
+ * 50 us step was slower than not stepping aside at all: each wakeup takes a
+ * core). The cost: when the wait ends, peers' requests may wait up to one
+ * step for the progress thread (the PE's own next wait, quiet or op
+ * serves them at once). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -21,6 +33,9 @@
 #include "base/util/thread.h"
 
 #define OFI_CQ_BATCH 16
+/* The progress thread's step aside where the node's threads outnumber its
+ * cores (elsewhere GSHMEM_IDLE_NAP_US): long, as every wakeup takes a core. */
+#define OFI_ASIDE_CROWDED_NS 1000000ull
 
 static const char *ofi_kind_name(ofi_op_kind_t k)
 {
@@ -182,7 +197,8 @@ static void ofi_cq_error(ofi_state_t *s, struct fid_cq *cq, ofi_op_t **op_p)
     *op_p = op;
 }
 
-int ofi_progress_once(ofi_state_t *s)
+/* One pass over the CQ (or the active-message rails). */
+static int ofi_progress_poll(ofi_state_t *s)
 {
     if (__builtin_expect(__atomic_load_n(&s->exiting, __ATOMIC_ACQUIRE), 0))
         return GSHMEM_ERR_NOT_INITIALIZED;   /* every wait loop leaves on it */
@@ -191,6 +207,12 @@ int ofi_progress_once(ofi_state_t *s)
         return ofi_am_progress(s);
 #endif
     return ofi_cq_poll(s);
+}
+
+int ofi_progress_once(ofi_state_t *s)
+{
+    __atomic_fetch_add(&s->polls_elsewhere, 1, __ATOMIC_RELAXED);
+    return ofi_progress_poll(s);
 }
 
 int ofi_cq_take(ofi_state_t *s, struct fid_cq *cq, ofi_op_t **ops, int *errs, int max)
@@ -326,8 +348,18 @@ static void *ofi_progress_main(void *arg)
     if (s->am)
         ofi_am_thread_start(s);
 #endif
+    uint64_t elsewhere = 0;
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
-        int n = ofi_progress_once(s);
+        uint64_t e = __atomic_load_n(&s->polls_elsewhere, __ATOMIC_RELAXED);
+        if (e != elsewhere && s->am == NULL) {   /* another thread polls: step aside */
+            struct timespec t = {(time_t)(s->aside_ns / 1000000000u),
+                                 (long)(s->aside_ns % 1000000000u)};
+            elsewhere = e;
+            gshmemi_idle_busy(&s->idle);   /* back to spinning when it stops */
+            nanosleep(&t, NULL);
+            continue;
+        }
+        int n = ofi_progress_poll(s);
         if (n > 0 || ofi_served(s)) {
             gshmemi_idle_busy(&s->idle);
             continue;
@@ -345,6 +377,16 @@ static void *ofi_progress_main(void *arg)
         ofi_cq_nap(s, s->cq, s->cq_fd, gshmemi_idle_next(&s->idle));
     }
     return NULL;
+}
+
+uint64_t ofi_progress_aside_ns(const gshmemi_tp_env_t *env)
+{
+    int n_local, n_cpus;
+    gshmemi_node_crowding(env->node_of, env->n_pes, env->my_pe, &n_local, &n_cpus);
+    /* a poller and a progress thread per PE: more than the cores? */
+    if (n_cpus > 0 && 2 * n_local > n_cpus)
+        return OFI_ASIDE_CROWDED_NS;
+    return (uint64_t)env->cfg->idle_nap_us * 1000u;
 }
 
 int ofi_progress_start(ofi_state_t *s)

@@ -160,6 +160,22 @@ int ofi_rma_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const v
     return ofi_rma_put_from(tp, pe, dst_off, src, n, 1, 1);
 }
 
+/* A flag: an injected write with no delivery-complete asked, so the target
+ * sends no acknowledgement and nothing waits for one (only its local
+ * completion is counted, on the channel). Over active messages, and where
+ * 8 bytes cannot be injected: an atomic set. */
+int ofi_rma_flag_set(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value)
+{
+    ofi_state_t *s = ofi_state(tp);
+    GSHMEMI_CHECK(ofi_check_pe(s, pe, "flag set"));
+    GSHMEMI_CHECK(ofi_check_range(s, off, sizeof value, "flag set", pe));
+    if (s->am_mode || s->inject_size < sizeof value)
+        return gshmemi_tp_flag_set_by_amo(tp, pe, off, value);
+    ofi_chan_t *ch = ofi_chan_of(tp);
+    ofi_op_t *op = ofi_op_get(s, &ch->nbi, OFI_OP_PUT, pe, off, sizeof value);
+    return ofi_rma_post(s, op, &value, NULL, FI_COMPLETION | FI_INJECT);
+}
+
 int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
                 size_t n, int nbi)
 {

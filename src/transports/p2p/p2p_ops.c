@@ -281,6 +281,7 @@ const gshmemi_transport_ops_t gshmemi_p2p_ops = {
     .put_value = p2p_put_value,
     .amo = p2p_amo,
     .amo_nbi = p2p_amo_nbi,
+    .flag_set = gshmemi_tp_flag_set_by_amo,
     .fence = p2p_fence,
     .quiet = p2p_quiet,
     .ptr = p2p_ptr,
