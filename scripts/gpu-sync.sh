@@ -11,7 +11,7 @@
 # With one GPU the PEs share it under MPS, started and stopped here. The
 # device error tests (gpu_device/err_*) fault a kernel on purpose, which
 # leaves an MPS server unusable: keep them last in the list.
-# Results: $OUT/sync-<n>.log per filter, $OUT/perf-coll.tgz.
+# Results: $OUT/sync-logs.tgz (sync-<n>.log per filter), $OUT/perf-coll.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-gpu}
@@ -28,6 +28,7 @@ if [ "${n_gpus:-0}" -lt 2 ]; then
 fi
 filters=${GPU_SYNC_FILTERS:-"host_cuda/* heap_auto/* gpu_device/!(err_*) gpu_device/err_*"}
 k=0
+set -f   # the filters are Criterion patterns: python/* must not match ./python
 for f in $filters; do
   k=$((k + 1))
   if [ "$SECONDS" -ge "${GPU_SYNC_SUITE_S:-330}" ]; then
@@ -38,6 +39,9 @@ for f in $filters; do
   printf '%-24s %s\n' "$f" "$(grep -E 'Synthesis' "$OUT/sync-$k.log" | tail -1)"
   grep -E '^\[FAIL\]' "$OUT/sync-$k.log" | head -8
 done
+set +f
+# one archive of the logs (the device tool brings back a few files only)
+tar czf "$OUT/sync-logs.tgz" -C "$OUT" $(cd "$OUT" && ls sync-*.log) && rm -f "$OUT"/sync-*.log
 if [ "${GPU_SYNC_PERF:-1}" = 1 ]; then
   pc=$(mktemp -d)
   FLAGS=${GPU_SYNC_FLAGS:-"-b 8 -e 1M -f 8 -n 100 -w 10"} BUILD=$B TIMEOUT=120 \
