@@ -70,8 +70,10 @@ typedef struct gshmemi_transport_ops {
      * flags: one writer per word, values that only grow, so a peer that
      * sees the bytes land in any order still decides right). No order with
      * other operations and no remote completion: quiet completes it at this
-     * PE only (it is on its way), and the peer sees it when it lands. Stub
-     * gshmemi_tp_flag_set_by_amo: amo_nbi SET on uint64. */
+     * PE only (it is on its way), and the peer sees it when it lands; a
+     * transport that batches small writes (p2p) sends it at the next
+     * progress or quiet, so a caller that will not wait calls progress.
+     * Stub gshmemi_tp_flag_set_by_amo: amo_nbi SET on uint64. */
     int (*flag_set)(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value);
     /* Order earlier puts/AMOs before later ones, per target PE. */
     int (*fence)(gshmemi_transport_t *tp);

@@ -16,10 +16,13 @@
  *    stream raises a flag and spins until the host answers; the host's
  *    wait_until, test, signal_wait_until and a team sync must all return
  *    while it runs (a copy on the legacy stream would wait for the kernel:
- *    deadlock, caught by the kernel's own 20 s limit).
+ *    deadlock, caught by the kernel's own 20 s limit);
+ *  - a PE that comes to a barrier last and then makes no call for 2 s does
+ *    not keep the others in it (its flags leave before it returns).
  * Run by tests/multipe/test_host_cuda.c; prints "pe_host_cuda: OK (PE n)"
  * on every PE; "probe" as in pe_dev.h. */
 #include <stdint.h>
+#include <time.h>
 
 #include "pe_dev.h"
 #include "pe_red.h"
@@ -482,6 +485,36 @@ static void kernel_alive(int32_t *flag, int32_t *answer, uint64_t *sig)
     gshmem_barrier_all();
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A PE whose barrier waits are all met at once (the others came first)
+ * still sends its flags before it returns: PE 0 comes 200 ms late, then
+ * makes no gshmem call for 2 s; the others must leave the barrier long
+ * before that (p2p kept the last flags in its batch until the next
+ * progress or quiet: they left only at PE 0's next barrier). */
+static void barrier_late_then_silent(void)
+{
+    struct timespec late = {0, 200 * 1000 * 1000}, silent = {2, 0};
+    gshmem_barrier_all();
+    if (me == 0) {
+        nanosleep(&late, NULL);
+        gshmem_barrier_all();
+        nanosleep(&silent, NULL);
+    } else {
+        double t0 = now_s();
+        gshmem_barrier_all();
+        double dt = now_s() - t0;
+        PE_CHECK(dt < 1.5, "the barrier took %.2f s: PE 0's flags waited for its next gshmem "
+                 "call", dt);
+    }
+    gshmem_barrier_all();
+}
+
 int main(int argc, char **argv)
 {
     pe_dev_probe(argc, argv);
@@ -506,6 +539,7 @@ int main(int argc, char **argv)
     sync_signal(&words[2 * NV], data);
     kernel_alive((int32_t *)&words[3 * NV], (int32_t *)&words[3 * NV + 1],
                  &words[3 * NV + 2]);
+    barrier_late_then_silent();
 
     free(hbuf);
     gshmem_free(data);

@@ -233,12 +233,20 @@ static uint64_t gshmemi_team_load(const char *call, const uint64_t *w)
 }
 
 /* Set flag w at world PE pe to k without waiting for it, on the barriers'
- * channel (completed by its progress, and at teardown). */
+ * channel (completed by its progress, and at teardown), and send it on its
+ * way now: p2p keeps small writes in a batch until progress or quiet, and
+ * nothing quiets this channel, so a PE whose own wait was already
+ * satisfied would leave the barrier with its last flag still in the batch
+ * and block in its next kernel while the peer waits for that flag (seen:
+ * stage_gpu remote_tile_ahead_n2 hanging, 3 runs of 4). */
 static void gshmemi_team_signal(const char *call, uint64_t *w, int pe, uint64_t k)
 {
     uint64_t off = gshmemi_check_sym_aligned(call, "team flag", w, sizeof *w);
     gshmemi_transport_t *tp = &gshmemi_team_sync_tps[gshmemi_amo_tp_of(pe) - gshmemi_g.tps];
     int rc = tp->ops->flag_set(tp, pe, off, k);
+
+    if (rc == 0)
+        rc = tp->ops->progress(tp);
 
     if (rc != 0)
         gshmemi_tp_fatal(call, tp, rc, "team barrier signal", pe);
