@@ -33,10 +33,16 @@ two. Decided:
   succeeds (a stale socket refuses), up to GSHMEM_TIMEOUT seconds (60 when
   it is unset or 0), then sets GSHMEMRUN_* in os.environ, where gshmem_init reads
   them.
+- D's name can be guessed, so another local user may create it first with
+  a server of their own: a D that is not a directory of this user with
+  mode 0700 (a link, someone else's, open to others) is refused at once,
+  naming it, and gshmem_init itself talks only to a server of its own user
+  (SO_PEERCRED, src/base/bootstrap/bootstrap_local.c).
 """
 import hashlib
 import os
 import socket
+import stat
 import subprocess
 import time
 
@@ -114,11 +120,31 @@ def _start_server(rank, n, d):
                                   "PATH)"))
 
 
+def _check_dir(rank, d):
+    """d, once it exists, must be this user's own directory, closed to others."""
+    try:
+        st = os.lstat(d)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        what = "not a directory (a link or a file)"
+    elif st.st_uid != os.geteuid():
+        what = "owned by uid %d, not by this user (uid %d)" % (st.st_uid, os.geteuid())
+    elif st.st_mode & 0o077:
+        what = "open to other users (mode %o, not 700)" % stat.S_IMODE(st.st_mode)
+    else:
+        return
+    _fail(rank, "the rendezvous directory %s is %s: refused, another user may have made it "
+          "to catch this job's rendezvous (remove it, or set XDG_RUNTIME_DIR to a directory "
+          "of your own)" % (d, what))
+
+
 def _wait_for_server(rank, sock, limit, server):
     """Until a connection to sock succeeds (the server then sees a
     connection without HELLO and drops it)."""
     deadline, why = time.monotonic() + limit, "not there yet"
     while True:
+        _check_dir(rank, os.path.dirname(sock))
         if server is not None and server.poll() is not None:
             _fail(rank, "gshmemrun --serve exited with status %d before serving %s (its "
                   "message is above)" % (server.returncode, sock))

@@ -7,7 +7,9 @@
  * them) or elsewhere (torchrun ends them), and the directory is gone after;
  * and with torchrun's variables set by hand (no torchrun needed): one rank,
  * the refusals (several nodes, no gshmemrun, LOCAL_RANK 0 never came), and
- * gshmemrun's variables winning over torchrun's. gshmemrun --serve alone:
+ * gshmemrun's variables winning over torchrun's; another user's directory or
+ * rendezvous server at the guessable place is refused (run as root, which
+ * can act as another user). gshmemrun --serve alone:
  * test_serve.c. Skips, saying why, without torchrun on PATH.
  *
  * Runs use loopback only: --standalone (c10d on localhost:29400) for one
@@ -21,8 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests_common.h"
@@ -266,4 +271,85 @@ Test(torchrun, gshmemrun_variables_win)
     expect_empty(xdg, &r);
     test_run_free(&r);
     gshmemi_rmtree(xdg);
+}
+
+/* ---- another user's rendezvous (issue 38 item 2) ---------------------------- */
+
+#define OTHER_UID 65534   /* nobody */
+
+static void require_root(void)
+{
+    if (geteuid() != 0)
+        cr_skip_test("needs root, to act as another user (uid %d)", OTHER_UID);
+}
+
+/* Another user made the job's directory first (its name is guessable):
+ * RANK 1 refuses it at once, naming it and its owner, instead of waiting
+ * for (or talking to) what is inside. */
+Test(torchrun, directory_of_another_user_refused)
+{
+    char cmd[1024], env[512], d[512];
+    require_root();
+    char *xdg = new_runtime_dir();
+    const char *vars = "GSHMEM_TIMEOUT=5 RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2";
+    snprintf(cmd, sizeof cmd, PY_ENV "python3 -c 'from gshmem._torchrun import job_dir; "
+             "print(\"DIR=\" + job_dir())'");
+    snprintf(env, sizeof env, "TORCHELASTIC_RUN_ID=by-hand-%d MASTER_PORT=1 XDG_RUNTIME_DIR=%s "
+             "%s", (int)getpid(), xdg, vars);
+    test_run_t q = test_run(env, cmd, 30);
+    const char *at = strstr(q.output, "DIR=");
+    cr_assert(q.status == 0 && at != NULL, "job_dir: %s", test_tail(&q));
+    snprintf(d, sizeof d, "%.*s", (int)strcspn(at + 4, "\n"), at + 4);
+    test_run_free(&q);
+    cr_assert_eq(mkdir(d, 0700), 0, "mkdir %s", d);
+    cr_assert_eq(chown(d, OTHER_UID, OTHER_UID), 0, "chown %s", d);
+    test_run_t r = by_hand(vars, xdg, "");
+    cr_expect_eq(r.status, 5, "status %d:\n%s", r.status, test_tail(&r));
+    cr_expect(strstr(r.output, "the rendezvous directory ") && strstr(r.output, d) &&
+                  strstr(r.output, "owned by uid 65534") && strstr(r.output, "refused"),
+              "%s", test_tail(&r));
+    cr_expect_lt(r.seconds, 4.0, "took %.1f s (waited instead of refusing)", r.seconds);
+    test_run_free(&r);
+    gshmemi_rmtree(xdg);
+}
+
+/* A server of another user at the socket a PE is told to use: gshmem_init
+ * refuses it (SO_PEERCRED) and says so, before it sends its heap, keys and
+ * endpoints. The server accepts and then holds the connection. */
+Test(torchrun, server_of_another_user_refused)
+{
+    char dir[64] = "/tmp/gshmem-fake-rdv-XXXXXX", sock[96], env[512];
+    require_root();
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(chmod(dir, 0777), 0);
+    snprintf(sock, sizeof sock, "%s/rdv.sock", dir);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {   /* the other user's fake server */
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
+        int l = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (setgid(OTHER_UID) != 0 || setuid(OTHER_UID) != 0 || l < 0 ||
+            bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 4) != 0)
+            _exit(2);
+        int c = accept(l, NULL, NULL);
+        sleep(c >= 0 ? 20 : 0);
+        _exit(0);
+    }
+    for (int i = 0; i < 200 && access(sock, F_OK) != 0; i++)
+        usleep(10000);
+    snprintf(env, sizeof env, "GSHMEM_HEAP=host GSHMEM_TRANSPORTS=shm GSHMEM_TIMEOUT=5 "
+             "GSHMEMRUN_SOCKET=%s GSHMEMRUN_PE=0 GSHMEMRUN_N_PES=1 GSHMEMRUN_DIR=%s", sock,
+             dir);
+    test_run_t r = test_run(env, "%B/tests/pe/pe_wait stuck -", 30);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    cr_expect_neq(r.status, 0, "%s", test_tail(&r));
+    cr_expect(strstr(r.output, "the rendezvous server at ") &&
+                  strstr(r.output, "runs as uid 65534") && strstr(r.output, "refused"),
+              "%s", test_tail(&r));
+    cr_expect_lt(r.seconds, 4.0, "took %.1f s (talked to the server instead of refusing)",
+                 r.seconds);
+    test_run_free(&r);
+    gshmemi_rmtree(dir);
 }

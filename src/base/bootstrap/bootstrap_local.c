@@ -347,6 +347,20 @@ static int local_connect(const char *sock, int *fd_p)
             close(fd);
         return GSHMEM_ERR_BOOTSTRAP;
     }
+    /* The PE tells the server its heap, keys and endpoints: only a server
+     * of this PE's own user may hear them (a socket planted by another
+     * user, e.g. at a guessed torchrun directory, is refused). */
+    struct ucred cred = {0};
+    socklen_t cred_len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0 ||
+        cred.uid != geteuid()) {
+        GSHMEMI_ERROR(SUBSYS, "bootstrap local: the rendezvous server at %s (%s) runs as uid "
+                      "%d, not as this PE's user %u: refused (another user's socket; start the "
+                      "job with your own gshmemrun)", sock, GSHMEMI_LP_ENV_SOCKET,
+                      cred_len == sizeof cred ? (int)cred.uid : -1, (unsigned)geteuid());
+        close(fd);
+        return GSHMEM_ERR_BOOTSTRAP;
+    }
     *fd_p = fd;
     return 0;
 }
