@@ -1,6 +1,6 @@
 /* test_launcher.c: gshmemrun itself: exit status propagation, signals,
  * --timeout, --prefix, the private directory, exec failures, the PEs'
- * CUDA_MODULE_LOADING. */
+ * CUDA_MODULE_LOADING, PEs that die with a killed launcher. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -168,5 +168,24 @@ Test(launcher, pes_get_eager_cuda_loading_unless_set)
     cr_assert_eq(r.status, 0, "status %d, output:\n%s", r.status, test_tail(&r));
     cr_assert_eq(test_count_of(r.output, "CUDA_MODULE_LOADING=LAZY\n"), 2, "the user's "
                  "setting was not kept; output:\n%s", test_tail(&r));
+    test_run_free(&r);
+}
+
+/* A SIGKILLed gshmemrun takes its PEs with it (PR_SET_PDEATHSIG): 1 s after
+ * the kill none of them runs. Before, they slept on (here 20 s; a real PE
+ * computed at full CPU until its next barrier). Leftovers are killed. */
+Test(launcher, pes_die_with_a_killed_launcher, .timeout = 60)
+{
+    /* a dead PE may stay a zombie (its new parent reaps it late): alive is
+     * a process in any state but Z */
+    test_run_t r = test_run(NULL, "sh -c '" RUN "-n 3" PROG "sleep 20 & L=$!; sleep 1; "
+                            "P=$(pgrep -P $L); kill -9 $L; sleep 1; for p in $P; do "
+                            "s=$(ps -o stat= -p $p); case \"$s\" in \"\"|Z*) ;; *) "
+                            "echo \"ALIVE $p ($s)\"; kill -9 $p;; esac; done; "
+                            "echo \"PES: $P\"'", 40);
+    cr_expect(strstr(r.output, "PES: ") && strspn(strstr(r.output, "PES: ") + 5, "0123456789"),
+              "no PE was found running:\n%s", test_tail(&r));
+    cr_expect(!strstr(r.output, "ALIVE"), "PEs outlived their killed launcher:\n%s",
+              test_tail(&r));
     test_run_free(&r);
 }

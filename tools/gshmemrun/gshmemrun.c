@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -243,9 +244,15 @@ static int check_prog(const char *prog)
     return rc == EACCES ? 126 : 127;
 }
 
-static void child_exec(lr_job_t *job, int pe, int out_w, int err_w, char **argv)
+static void child_exec(lr_job_t *job, int pe, int out_w, int err_w, char **argv,
+                       pid_t launcher)
 {
     char v[32];
+    /* A PE dies with its launcher, however the launcher ends (a SIGKILLed
+     * gshmemrun left its PEs running at full CPU until their next barrier);
+     * a launcher already gone before this line is caught by the check. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != launcher)
+        _exit(127);
     signal(SIGPIPE, SIG_DFL);
     signal(SIGCHLD, SIG_DFL);
     signal(SIGINT, SIG_DFL);
@@ -284,13 +291,13 @@ static int spawn_all(lr_job_t *job, char **argv)
             return -1;
         }
         fflush(NULL);
-        pid_t pid = fork();
+        pid_t launcher = getpid(), pid = fork();
         if (pid < 0) {
             lr_job_fail(job, 1, "cannot start PE %d: fork: %s", p, strerror(errno));
             return -1;
         }
         if (pid == 0)
-            child_exec(job, p, o[1], e[1], argv);
+            child_exec(job, p, o[1], e[1], argv, launcher);
         job->pes[p].pid = pid;
         job->pes[p].running = 1;
         if (job->prefix) {
