@@ -1,9 +1,12 @@
 /* test_launcher.c: gshmemrun itself: exit status propagation, signals,
  * --timeout, --prefix, the private directory, exec failures, the PEs'
- * CUDA_MODULE_LOADING, PEs that die with a killed launcher. */
+ * CUDA_MODULE_LOADING, PEs that die with a killed launcher, the /dev/shm
+ * objects of killed PEs removed. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -187,5 +190,39 @@ Test(launcher, pes_die_with_a_killed_launcher, .timeout = 60)
               "no PE was found running:\n%s", test_tail(&r));
     cr_expect(!strstr(r.output, "ALIVE"), "PEs outlived their killed launcher:\n%s",
               test_tail(&r));
+    test_run_free(&r);
+}
+
+/* The PEs' /dev/shm objects of libfabric's shm provider (gshmem-<pid>-...,
+ * 16 MiB each) are gone after a job whose PE 1 was killed over ofi/shm,
+ * the others ended by gshmemrun: it removes each reaped PE's. The PEs'
+ * pids come from their log lines ("<host>:<pid>:PE<n>"). */
+Test(launcher, killed_pes_leave_no_shm_objects, .timeout = 60)
+{
+    char env[512];
+    snprintf(env, sizeof env, "%s GSHMEM_DEBUG=INFO", test_tp_env("ofi-shm"));
+    test_run_t r = test_run_env_pes(env, 3, "pe_wait", "die barrier", 40);
+    cr_expect_neq(r.status, 0, "%s", test_tail(&r));
+    int pids = 0, left = 0;
+    for (const char *at = strstr(r.output, ":PE"); at != NULL; at = strstr(at + 3, ":PE")) {
+        const char *b = at;
+        while (b > r.output && b[-1] >= '0' && b[-1] <= '9')
+            b--;
+        if (b == at || b == r.output || b[-1] != ':')
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "gshmem-%d-", atoi(b));
+        DIR *d = opendir("/dev/shm");
+        cr_assert_not_null(d);
+        for (struct dirent *e; (e = readdir(d)) != NULL;)
+            if (strncmp(e->d_name, path, strlen(path)) == 0) {
+                cr_expect(0, "/dev/shm/%s is left", e->d_name);
+                left++;
+            }
+        closedir(d);
+        pids++;
+    }
+    cr_expect_gt(pids, 0, "no PE log line with a pid:\n%s", test_tail(&r));
+    cr_expect_eq(left, 0, "%d objects left:\n%s", left, test_tail(&r));
     test_run_free(&r);
 }

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "launcher.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -339,11 +340,36 @@ void lr_job_fail(lr_job_t *job, int rc, const char *fmt, ...)
     job->kill_at = lr_now() + LR_GRACE_S;
 }
 
+/* What a PE that did not finalize leaves in /dev/shm: libfabric's shm
+ * provider names its endpoint gshmem-<pid>-<16 hex digits> (src/transports/
+ * ofi/ofi.c), a 16 MiB object that nobody else would remove. Only this
+ * user's objects of that exact name are taken. */
+static void remove_pe_shm(pid_t pid)
+{
+    char prefix[32];
+    int n = snprintf(prefix, sizeof prefix, "gshmem-%d-", (int)pid);
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strncmp(e->d_name, prefix, (size_t)n) != 0 || strlen(e->d_name + n) != 16 ||
+            strspn(e->d_name + n, "0123456789abcdef") != 16)
+            continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode) && st.st_uid == geteuid())
+            (void)unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
 static void on_exit_pe(lr_job_t *job, int p, int st)
 {
     lr_pe_t *pe = &job->pes[p];
     pe->running = 0;
     pe->wstatus = st;
+    remove_pe_shm(pe->pid);
     lr_rdv_drain_pe(job, p);   /* an ABORT or BYE it left behind comes first */
     if (job->failing)
         return;
