@@ -290,10 +290,11 @@ Test(torchrun, directory_of_another_user_refused)
 {
     char cmd[1024], env[512], d[512];
     require_root();
+    const char *py = test_python_with("numpy");   /* skips in sanitizer builds */
     char *xdg = new_runtime_dir();
     const char *vars = "GSHMEM_TIMEOUT=5 RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2";
-    snprintf(cmd, sizeof cmd, PY_ENV "python3 -c 'from gshmem._torchrun import job_dir; "
-             "print(\"DIR=\" + job_dir())'");
+    snprintf(cmd, sizeof cmd, PY_ENV "%s -c 'from gshmem._torchrun import job_dir; "
+             "print(\"DIR=\" + job_dir())'", py);
     snprintf(env, sizeof env, "TORCHELASTIC_RUN_ID=by-hand-%d MASTER_PORT=1 XDG_RUNTIME_DIR=%s "
              "%s", (int)getpid(), xdg, vars);
     test_run_t q = test_run(env, cmd, 30);
