@@ -249,6 +249,12 @@ const char *test_ctx_mode(const char *tp)
 test_run_t test_run_mpirun(int n, const char *xenv, const char *prog, const char *args,
                            int timeout_s)
 {
+    return test_run_mpirun_via(n, xenv, "", prog, args, timeout_s);
+}
+
+test_run_t test_run_mpirun_via(int n, const char *xenv, const char *via, const char *prog,
+                               const char *args, int timeout_s)
+{
     char cmd[1536];
     size_t used;
 
@@ -269,7 +275,8 @@ test_run_t test_run_mpirun(int n, const char *xenv, const char *prog, const char
         p += strspn(p, " ");
     }
     if (used < sizeof cmd)
-        snprintf(cmd + used, sizeof cmd - used, " %%B/tests/pe/%s %s", prog, args ? args : "");
+        snprintf(cmd + used, sizeof cmd - used, " %s%s%%B/tests/pe/%s %s", via, via[0] ? " " : "",
+                 prog, args ? args : "");
     return test_run(TEST_MPI_ENV, cmd, timeout_s);
 }
 

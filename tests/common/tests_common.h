@@ -85,6 +85,10 @@ const char *test_ctx_mode(const char *tp);
  * mpiexec was found at configure time. */
 test_run_t test_run_mpirun(int n, const char *xenv, const char *prog, const char *args,
                            int timeout_s);
+/* The same with each rank started through via (a command line ahead of the
+ * program, e.g. "env -u VAR"; "" for none). */
+test_run_t test_run_mpirun_via(int n, const char *xenv, const char *via, const char *prog,
+                               const char *args, int timeout_s);
 
 /* Environment for a transport variant (static string). */
 const char *test_tp_env(const char *tp);

@@ -24,6 +24,7 @@
 
 #include "core.h"
 #include "base/util/thread.h"   /* GSHMEMI_TSAN_BARRIER_* */
+#include "base/util/signals.h"
 #include "base/util/trace.h"
 #include "select.h"
 #include "device_state.h"
@@ -299,6 +300,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     /* before any CUDA call of ours (GSHMEM_HEAP=auto counts the GPUs) */
     int eager = gshmemi_heap_cuda_loading_prefer_eager();
     GSHMEMI_CHECK(gshmemi_init_config(g, &kind, &tps));
+    gshmemi_signals_default_fatal();   /* a killed PE dies of its signal (signals.c) */
     GSHMEMI_CHECK_GOTO(gshmemi_bootstrap_open(&g->cfg, mpi_comm, &g->boot), rc, fail_state);
     g->my_pe = g->boot->my_pe;
     g->n_pes = g->boot->n_pes;

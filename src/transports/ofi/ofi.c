@@ -4,12 +4,10 @@
  * in an FI_AV_TABLE at its PE index. The active-message path adds its
  * rails' endpoints (ofi_am_rail.c), named in the same exchange. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "ofi.h"
@@ -35,11 +33,7 @@ static int ofi_name_shm_endpoint(ofi_state_t *s)
     char name[96];
     if (strcmp(s->prov_name, "shm") != 0)
         return 0;
-    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
-        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: getrandom for the shm endpoint name failed: %s",
-                      strerror(errno));
-        return GSHMEM_ERR_SYSTEM;
-    }
+    GSHMEMI_CHECK(ofi_random_u64(&r, "the shm endpoint name"));
     snprintf(name, sizeof name, "fi_ns://gshmem-%d-%016" PRIx64, (int)getpid(), r);
     char *copy = strdup(name);
     if (copy == NULL)
@@ -132,12 +126,14 @@ static int ofi_register_memory(ofi_state_t *s)
 static int ofi_local_setup(ofi_state_t *s, const gshmemi_tp_env_t *env, ofi_card_t *me)
 {
     GSHMEMI_CHECK(ofi_info_select(s, env));
+    GSHMEMI_CHECK(ofi_bind_address(s, env));
     GSHMEMI_CHECK(ofi_open_objects(s));
     if (!s->am_mode)
         GSHMEMI_CHECK(ofi_info_check_atomics(s));
     GSHMEMI_CHECK(ofi_register_memory(s));
 #ifdef GSHMEM_HAVE_CUDA
     if (s->am_mode) {
+        GSHMEMI_CHECK(ofi_random_u64(&s->msg_key, "the active-message key"));
         GSHMEMI_CHECK(ofi_am_setup(s, env->cfg));
         ofi_am_names(s, &me->rails);
     }
@@ -151,7 +147,9 @@ static int ofi_local_setup(ofi_state_t *s, const gshmemi_tp_env_t *env, ofi_card
     }
     me->addr_len = (uint32_t)len;
     me->base = (uint64_t)(uintptr_t)s->heap->base;
-    me->key = s->heap_mr ? fi_mr_key(s->heap_mr) : 0;
+    /* the heap MR's key, or on the active-message path (no heap MR) the key
+     * this PE's messages carry: either is the PE's secret for the others */
+    me->key = s->heap_mr ? fi_mr_key(s->heap_mr) : s->msg_key;
     snprintf(me->prov, sizeof me->prov, "%s", s->prov_name);
     return 0;
 }
@@ -291,6 +289,8 @@ static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
         goto fail;
     }
     rc = me.status != 0 ? me.status : ofi_connect(s, cards);
+    if (rc == 0)
+        ofi_security_note(s, env);
     if (rc == 0)
         rc = ofi_progress_start(s);
     if (rc != 0)

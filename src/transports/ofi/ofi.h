@@ -124,7 +124,11 @@ typedef struct ofi_state {
     int amo_as_fetch;             /* issue set/add as fetching atomics (shm quirk) */
     int am_mode;               /* active-message path: FI_MSG active messages (ofi_am_source.c) */
     size_t max_msg, inject_size;
-    uint64_t next_key;            /* requested keys (no FI_MR_PROV_KEY) */
+    int ip;                       /* an IP provider's endpoint (ofi_secure.c) */
+    char bound[160];              /* where it listens, in words */
+    uint64_t key_mask;            /* the bits a requested key may have (mr_key_size) */
+    uint64_t msg_key;             /* active messages: this PE's key, in every message it
+                                   * sends (random, published at init like an MR key) */
 
     struct fid_fabric *fabric;
     struct fid_domain *domain;
@@ -181,6 +185,13 @@ int ofi_ep_open(ofi_state_t *s, struct fid_domain *domain, struct fi_info *info,
 
 /* ofi_info.c */
 int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env);
+/* ofi_secure.c: an IP endpoint's source address (loopback for a job on one
+ * node), before the endpoint opens; the note on what protects it, after
+ * connect. */
+int ofi_bind_address(ofi_state_t *s, const gshmemi_tp_env_t *env);
+void ofi_security_note(ofi_state_t *s, const gshmemi_tp_env_t *env);
+/* 8 random bytes from the kernel (getrandom); logs what failed. */
+int ofi_random_u64(uint64_t *out, const char *what);
 int ofi_info_check_atomics(ofi_state_t *s);
 int ofi_mr_register(ofi_state_t *s, void *addr, size_t len, uint64_t access,
                     struct fid_mr **mr_p, void **desc_p);

@@ -107,11 +107,14 @@ typedef struct ofi_am_stats {
     uint64_t puts, msgs, bytes, copies, window_waits, tx_waits, copy_waits;
 } ofi_am_stats_t;
 
+/* 64 bytes: a header-only message fits tcp;ofi_rxm's 64-byte inject. */
 typedef struct ofi_am_hdr {
-    uint8_t type, amo_op, dtype, pad0;
+    uint8_t type, amo_op, dtype;
+    int8_t status;           /* REPLY/ACK: 0 or the first failure at the target (a
+                              * GSHMEM_ERR_*, -1..-17) */
     int32_t src_pe;          /* sender */
-    int32_t status;          /* REPLY/ACK: 0 or the first failure at the target */
-    uint32_t pad1;
+    uint64_t key;            /* the sender's key (its card's): a message whose key is
+                              * not src_pe's is dropped (ofi_secure.c) */
     uint64_t seq;            /* request: number in the (sender, target) order; ACK: count */
     uint64_t off;            /* heap offset at the target */
     uint64_t len;            /* PUT/REPLY: payload bytes; GET: bytes asked; AMO: type size */
@@ -119,7 +122,7 @@ typedef struct ofi_am_hdr {
     uint64_t operand, compare;
 } ofi_am_hdr_t;
 
-_Static_assert(sizeof(ofi_am_hdr_t) <= OFI_AM_HDR, "ofi_am_hdr_t fits its room");
+_Static_assert(sizeof(ofi_am_hdr_t) == OFI_AM_HDR, "ofi_am_hdr_t fills its room");
 
 typedef struct ofi_am {
     int cuda;                /* the heap is CUDA memory (else host: the unit-test mode) */
@@ -141,6 +144,7 @@ typedef struct ofi_am {
     int n_open;              /* open messages (atomic; progress stays hot while > 0) */
     void **ev;               /* [OFI_AM_TX] cudaEvent_t per send buffer (CUDA heap) */
     ofi_am_stats_t stats;
+    uint64_t foreign;        /* messages dropped for a wrong key (target side) */
     /* quiet marks (ofi_am_quiet_mark): what had been issued at each */
     ofi_am_mark_t marks[OFI_AM_MARKS];
     uint64_t n_marks;        /* marks made (the next one's number) */

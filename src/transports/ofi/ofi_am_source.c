@@ -326,6 +326,7 @@ static int ofi_am_number(ofi_state_t *s, int pe, ofi_am_hdr_t *h)
     while (seq >= __atomic_load_n(&st->acked[pe], __ATOMIC_ACQUIRE) + OFI_AM_WINDOW)
         GSHMEMI_CHECK(ofi_am_spin(s));
     h->src_pe = s->my_pe;
+    h->key = s->msg_key;
     h->seq = seq;
     return 0;
 }

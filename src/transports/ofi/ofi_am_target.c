@@ -108,10 +108,11 @@ static void ofi_am_apply_amo(ofi_state_t *s, ofi_op_t *op, ofi_am_hdr_t *h)
     if (rc == 0 && !fetch)
         rc = ofi_smem_sync(st);   /* a blocking set/add returns once visible */
     h->type = OFI_AM_REPLY;
-    h->status = rc;
+    h->status = (int8_t)rc;
     h->operand = old;
     h->len = 0;
     h->src_pe = s->my_pe;
+    h->key = s->msg_key;
     ofi_am_send_reply(s, op, src, sizeof *h);
 }
 
@@ -202,10 +203,11 @@ static void ofi_am_apply(ofi_state_t *s, ofi_op_t *op)
         if (rc == 0)
             rc = ofi_smem_heap_read(st, payload, (char *)s->heap->base + h->off, h->len);
         h->type = OFI_AM_REPLY;
-        h->status = rc;
+        h->status = (int8_t)rc;
         if (rc != 0)
             h->len = 0;
         h->src_pe = s->my_pe;
+        h->key = s->msg_key;
         ofi_am_send_reply(s, op, src, OFI_AM_HDR + h->len);
         return;
     default:
@@ -270,6 +272,15 @@ static void ofi_am_on_message(ofi_state_t *s, ofi_op_t *op)
         ofi_am_post_recv(s, op);
         return;
     }
+    if (h->key != s->peers[src].key) {   /* not from src: from outside the job */
+        if (st->foreign++ < 3)
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi active messages: dropping a message of type %u that "
+                          "says it is from PE %d but does not carry PE %d's key: it does not "
+                          "come from this job (rail %d; %llu dropped so far)", h->type, src, src,
+                          op->rail, (unsigned long long)st->foreign);
+        ofi_am_post_recv(s, op);
+        return;
+    }
     if (h->type == OFI_AM_ACK || h->type == OFI_AM_REPLY) {
         if (h->type == OFI_AM_REPLY) {
             ofi_am_on_reply(s, h);
@@ -331,7 +342,8 @@ static void ofi_am_send_acks(ofi_state_t *s)
     for (int src = 0; src < s->n_pes; src++) {
         if (st->visible[src] == st->acked_out[src] && st->src_err[src] == 0)
             continue;
-        ofi_am_hdr_t h = {.type = OFI_AM_ACK, .src_pe = s->my_pe, .status = st->src_err[src],
+        ofi_am_hdr_t h = {.type = OFI_AM_ACK, .src_pe = s->my_pe, .key = s->msg_key,
+                          .status = (int8_t)st->src_err[src],
                           .seq = st->visible[src]};
         ssize_t rc = fi_inject(s->ep, &h, sizeof h, s->peers[src].addr);
         if (rc == 0) {

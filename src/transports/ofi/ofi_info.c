@@ -1,9 +1,11 @@
 /* ofi_info.c: provider selection (fi_getinfo), the mr_mode the provider
  * needs, memory registration honouring it, and the atomic support check. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "ofi.h"
 
@@ -125,7 +127,8 @@ static void ofi_info_record(ofi_state_t *s, struct fi_info *info, uint64_t op_fl
     s->has_raw = !!(info->tx_attr->msg_order & (FI_ORDER_RAW | FI_ORDER_RMA_RAW));
     s->max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
     s->inject_size = info->tx_attr->inject_size;
-    s->next_key = 1;
+    size_t key_size = info->domain_attr->mr_key_size;
+    s->key_mask = key_size == 0 || key_size >= 8 ? ~0ull : (1ull << (8 * key_size)) - 1;
     /* libfabric 1.17 shm: a non-fetching atomic with FI_DELIVERY_COMPLETE
      * corrupts the results of fetching atomics that other initiators (this
      * PE included) run at the same target concurrently (seen as stale
@@ -227,20 +230,37 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
     return GSHMEM_ERR_TRANSPORT;
 }
 
+int ofi_random_u64(uint64_t *out, const char *what)
+{
+    if (getrandom(out, sizeof *out, 0) == (ssize_t)sizeof *out)
+        return 0;
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: getrandom for %s failed: %s", what, strerror(errno));
+    return GSHMEM_ERR_SYSTEM;
+}
+
+/* Requested keys are random (the provider's own keys where it sets
+ * FI_MR_PROV_KEY): the key is what stops a process outside the job that
+ * can reach the endpoint (tcp has no authentication) from writing into the
+ * heap, so it must not be guessable. A key already taken is drawn again. */
 int ofi_mr_register_in(ofi_state_t *s, struct fid_domain *domain, struct fid_ep *ep, void *addr,
                        size_t len, uint64_t access, struct fid_mr **mr_p, void **desc_p)
 {
     struct iovec iov = {.iov_base = addr, .iov_len = len};
     struct fi_mr_attr attr = {.mr_iov = &iov, .iov_count = 1, .access = access,
                               .iface = FI_HMEM_SYSTEM};
-    if (!s->mr_prov_key)
-        attr.requested_key = __atomic_fetch_add(&s->next_key, 1, __ATOMIC_RELAXED);
     if (s->heap->kind == GSHMEMI_HEAP_CUDA && gshmemi_heap_contains(s->heap, addr, len)) {
         attr.iface = FI_HMEM_CUDA;
         attr.device.cuda = s->heap->cuda_device;
     }
     struct fid_mr *mr = NULL;
-    int rc = fi_mr_regattr(domain, &attr, 0, &mr);
+    int rc = -FI_ENOKEY;
+    for (int draw = 0; draw < 4 && rc == -FI_ENOKEY; draw++) {
+        if (!s->mr_prov_key) {
+            GSHMEMI_CHECK(ofi_random_u64(&attr.requested_key, "a memory key"));
+            attr.requested_key &= s->key_mask;
+        }
+        rc = fi_mr_regattr(domain, &attr, 0, &mr);
+    }
     if (rc == 0 && s->mr_endpoint) {
         rc = fi_mr_bind(mr, &ep->fid, 0);
         if (rc == 0)
