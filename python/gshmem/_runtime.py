@@ -70,6 +70,7 @@ def init(heap=None):
     if rc != 0:
         fail("init", "gshmem_init failed: %s (status %d; the cause is logged above)"
              % (strerror(rc), rc))
+    _torchrun.joined()  # every rank is in: the pointer to the rendezvous goes
     S.up, S.gen = True, S.gen + 1
     S.me, S.npes = lib.gshmem_my_pe(), lib.gshmem_n_pes()
     S.seq, S.pending, S.live, S.blocks = 0, {}, 0, weakref.WeakValueDictionary()

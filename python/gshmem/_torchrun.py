@@ -21,24 +21,35 @@ two. Decided:
   process exits, when a PE fails (it then tells the PEs waiting in a
   bootstrap exchange), or on a signal. It cannot end the other workers:
   torchrun does that when one fails.
-- D is <runtime dir>/gshmem-<uid>-<16 hex digits of a hash of
+- D, the server's directory, is <runtime dir>/gshmem-<uid>-rdv-<16 random hex
+  digits>: nobody can guess it, so nobody can make it first. The process of
+  LOCAL_RANK 0 draws it and writes its path into the job's pointer file
+  P = <runtime dir>/gshmem-<uid>-<16 hex digits of a hash of
   TORCHELASTIC_RUN_ID, MASTER_ADDR, MASTER_PORT and
-  TORCHELASTIC_RESTART_COUNT>: the same on every rank of one job, another
-  for another job or a restart. The runtime dir is XDG_RUNTIME_DIR, else
-  TMPDIR, else /tmp, the first where D/rdv.sock stays under 100 bytes (a
-  Unix socket path). A stale D of an earlier run with the same id (a server
-  killed with SIGKILL) is replaced by gshmemrun: it takes over a 0700
-  directory of this user on whose socket nothing answers.
-- Every rank, LOCAL_RANK 0 included, waits until a connection to D/rdv.sock
-  succeeds (a stale socket refuses), up to GSHMEM_TIMEOUT seconds (60 when
-  it is unset or 0), then sets GSHMEMRUN_* in os.environ, where gshmem_init reads
-  them.
-- D's name can be guessed, so another local user may create it first with
-  a server of their own: a D that is not a directory of this user with
-  mode 0700 (a link, someone else's, open to others) is refused at once,
-  naming it, and gshmem_init itself talks only to a server of its own user
-  (SO_PEERCRED, src/base/bootstrap/bootstrap_local.c).
+  TORCHELASTIC_RESTART_COUNT> (the same on every rank of one job, another
+  for another job or a restart), mode 0600, created O_EXCL|O_NOFOLLOW and
+  renamed into place; the other ranks read D from P. The runtime dir is
+  XDG_RUNTIME_DIR, else TMPDIR, else /tmp, the first where D/rdv.sock stays
+  under 100 bytes (a Unix socket path). LOCAL_RANK 0 removes P once its
+  gshmem_init returns (every rank has read it by then), or at its exit when
+  init failed; gshmemrun --serve removes D.
+  Decided: P, not torch's store. torchrun's store is the agent's only with
+  static rendezvous; with c10d (--standalone) nothing serves MASTER_PORT
+  until the program's own init_process_group starts a store there, and one
+  started here would take that port from it.
+- Every rank, LOCAL_RANK 0 included, waits until P names a D whose
+  rdv.sock accepts a connection (a stale P of an earlier run names a D
+  that is gone or refuses; it is read again), up to GSHMEM_TIMEOUT seconds
+  (60 when it is unset or 0), then sets GSHMEMRUN_* in os.environ, where
+  gshmem_init reads them.
+- P's name can be guessed, so another local user may create it first: a P
+  that is not a regular file of this user closed to others is refused at
+  once, naming it, and so is a D that is not a directory of this user with
+  mode 0700 (a link, someone else's, open to others); gshmem_init itself
+  talks only to a server of its own user (SO_PEERCRED,
+  src/base/bootstrap/bootstrap_local.c).
 """
+import atexit
 import hashlib
 import os
 import socket
@@ -53,6 +64,7 @@ _OTHER_LAUNCHERS = ("OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK")
 _SOCK_MAX = 100          # bytes of D/rdv.sock (sun_path holds 108)
 
 _server = None           # LOCAL_RANK 0: the gshmemrun --serve child (kept for its lifetime)
+_pointer = None          # LOCAL_RANK 0: (P, D) while P names D
 
 
 def _fail(rank, what):
@@ -92,18 +104,85 @@ def _timeout(rank):
     return t if t > 0 else 60
 
 
-def job_dir():
-    """The job's private directory (see the module's docstring)."""
+def _runtime_base(name_len):
+    """The runtime dir where <base>/<name of name_len bytes>/rdv.sock fits."""
+    env = os.environ
+    for base in (env.get("XDG_RUNTIME_DIR"), env.get("TMPDIR"), "/tmp"):
+        if base and os.path.isdir(base) and \
+                len(os.path.join(base, "x" * name_len, "rdv.sock").encode()) < _SOCK_MAX:
+            return base
+    return "/tmp"
+
+
+def job_pointer():
+    """P, the job's pointer file (see the module's docstring)."""
     env = os.environ
     key = "\0".join(env.get(v, "") for v in ("TORCHELASTIC_RUN_ID", "MASTER_ADDR", "MASTER_PORT",
                                             "TORCHELASTIC_RESTART_COUNT"))
     name = "gshmem-%d-%s" % (os.getuid(), hashlib.sha256(key.encode()).hexdigest()[:16])
-    for base in (env.get("XDG_RUNTIME_DIR"), env.get("TMPDIR"), "/tmp"):
-        if base and os.path.isdir(base):
-            d = os.path.join(base, name)
-            if len(os.path.join(d, "rdv.sock").encode()) < _SOCK_MAX:
-                return d
-    return os.path.join("/tmp", name)
+    return os.path.join(_runtime_base(len(name) + 4), name)
+
+
+def _new_job_dir():
+    """A fresh random D beside P (not created: gshmemrun --serve makes it)."""
+    name = "gshmem-%d-rdv-%s" % (os.getuid(), os.urandom(8).hex())
+    return os.path.join(_runtime_base(len(name)), name)
+
+
+def _write_pointer(rank, p, d):
+    tmp = "%s.%d.tmp" % (p, os.getpid())
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(d)
+        os.replace(tmp, p)
+    except OSError as e:
+        _fail(rank, "cannot write the job's pointer %s: %s" % (p, e.strerror or e))
+    global _pointer
+    _pointer = (p, d)
+    atexit.register(joined)
+
+
+def joined():
+    """After gshmem_init, and at exit: LOCAL_RANK 0 removes P (every rank
+    has read it once init returns: init's first exchange needs them all;
+    a later init finds GSHMEMRUN_* set and reads nothing)."""
+    global _pointer
+    if _pointer is None:
+        return
+    p, d = _pointer
+    _pointer = None
+    try:
+        with open(p) as f:
+            if f.read() == d:
+                os.unlink(p)
+    except OSError:
+        pass
+
+
+def _read_pointer(rank, p):
+    """D from P, or None while P is not there; P must be this user's own."""
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        _fail(rank, "the job's pointer %s cannot be opened (%s): refused, another user may have "
+              "made it (remove it, or set XDG_RUNTIME_DIR to a directory of your own)"
+              % (p, e.strerror or e))
+    with os.fdopen(fd) as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            what = "not a regular file"
+        elif st.st_uid != os.geteuid():
+            what = "owned by uid %d, not by this user (uid %d)" % (st.st_uid, os.geteuid())
+        elif st.st_mode & 0o077:
+            what = "open to other users (mode %o, not 600)" % stat.S_IMODE(st.st_mode)
+        else:
+            return f.read() or None
+    _fail(rank, "the job's pointer %s is %s: refused, another user may have made it to send "
+          "this job to a rendezvous of theirs (remove it, or set XDG_RUNTIME_DIR to a "
+          "directory of your own)" % (p, what))
 
 
 def _start_server(rank, n, d):
@@ -139,25 +218,30 @@ def _check_dir(rank, d):
           "of your own)" % (d, what))
 
 
-def _wait_for_server(rank, sock, limit, server):
-    """Until a connection to sock succeeds (the server then sees a
-    connection without HELLO and drops it)."""
+def _wait_for_server(rank, p, limit, server):
+    """Until P names a D whose socket accepts a connection (the server then
+    sees a connection without HELLO and drops it); returns D."""
     deadline, why = time.monotonic() + limit, "not there yet"
     while True:
-        _check_dir(rank, os.path.dirname(sock))
+        d = _read_pointer(rank, p)
+        if d is not None:
+            _check_dir(rank, d)
         if server is not None and server.poll() is not None:
             _fail(rank, "gshmemrun --serve exited with status %d before serving %s (its "
-                  "message is above)" % (server.returncode, sock))
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                s.connect(sock)
-            return
-        except OSError as e:
-            why = e.strerror or str(e)
+                  "message is above)" % (server.returncode, d))
+        if d is None:
+            why = "the pointer %s is not there yet" % p
+        else:
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.connect(os.path.join(d, "rdv.sock"))
+                return d
+            except OSError as e:
+                why = "%s: %s" % (os.path.join(d, "rdv.sock"), e.strerror or str(e))
         if time.monotonic() >= deadline:
-            _fail(rank, "waited %d s (GSHMEM_TIMEOUT) for %s, the rendezvous that the process "
-                  "of LOCAL_RANK 0 starts in gshmem.init (gshmemrun --serve): %s; did that "
-                  "process call gshmem.init?" % (limit, sock, why))
+            _fail(rank, "waited %d s (GSHMEM_TIMEOUT) for the rendezvous that the process of "
+                  "LOCAL_RANK 0 starts in gshmem.init (gshmemrun --serve) and names in %s: %s; "
+                  "did that process call gshmem.init?" % (limit, p, why))
         time.sleep(0.05)
 
 
@@ -176,10 +260,12 @@ def setup():
               "or pmix bootstrap)" % (world, local_world))
     if not 0 <= rank_i < world:
         _fail(rank, "RANK=%d is not in 0 .. WORLD_SIZE-1 = %d" % (rank_i, world - 1))
-    limit, d = _timeout(rank), job_dir()
-    sock = os.path.join(d, "rdv.sock")
+    limit, p = _timeout(rank), job_pointer()
     if local_rank == 0 and _server is None:
+        d = _new_job_dir()
         _server = _start_server(rank, world, d)
-    _wait_for_server(rank, sock, limit, _server)
-    os.environ.update({"GSHMEMRUN_SOCKET": sock, "GSHMEMRUN_PE": str(rank_i),
-                       "GSHMEMRUN_N_PES": str(world), "GSHMEMRUN_DIR": d})
+        _write_pointer(rank, p, d)
+    d = _wait_for_server(rank, p, limit, _server)
+    os.environ.update({"GSHMEMRUN_SOCKET": os.path.join(d, "rdv.sock"),
+                       "GSHMEMRUN_PE": str(rank_i), "GSHMEMRUN_N_PES": str(world),
+                       "GSHMEMRUN_DIR": d})

@@ -255,8 +255,8 @@ Test(torchrun, no_gshmemrun_refused)
 Test(torchrun, waiting_rank_times_out_naming_the_socket)
 {
     expect_refusal("GSHMEM_TIMEOUT=1 RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2",
-                   "waited 1 s (GSHMEM_TIMEOUT) for /tmp/gshmem-torchrun-test-",
-                   "/rdv.sock", "LOCAL_RANK 0");
+                   "waited 1 s (GSHMEM_TIMEOUT) for the rendezvous",
+                   "names in /tmp/gshmem-torchrun-test-", "LOCAL_RANK 0");
 }
 
 /* Under gshmemrun, torchrun's variables (here impossible ones) are not
@@ -283,30 +283,34 @@ static void require_root(void)
         cr_skip_test("needs root, to act as another user (uid %d)", OTHER_UID);
 }
 
-/* Another user made the job's directory first (its name is guessable):
- * RANK 1 refuses it at once, naming it and its owner, instead of waiting
- * for (or talking to) what is inside. */
-Test(torchrun, directory_of_another_user_refused)
+/* Another user made the job's pointer file first (its name is guessable;
+ * the directory it names is random): RANK 1 refuses it at once, naming it
+ * and its owner, instead of following it to a rendezvous of theirs. */
+Test(torchrun, pointer_of_another_user_refused)
 {
-    char cmd[1024], env[512], d[512];
+    char cmd[1024], env[512], p[512];
     require_root();
     const char *py = test_python_with("numpy");   /* skips in sanitizer builds */
     char *xdg = new_runtime_dir();
     const char *vars = "GSHMEM_TIMEOUT=5 RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2";
-    snprintf(cmd, sizeof cmd, PY_ENV "%s -c 'from gshmem._torchrun import job_dir; "
-             "print(\"DIR=\" + job_dir())'", py);
+    snprintf(cmd, sizeof cmd, PY_ENV "%s -c 'from gshmem._torchrun import job_pointer; "
+             "print(\"P=\" + job_pointer())'", py);
     snprintf(env, sizeof env, "TORCHELASTIC_RUN_ID=by-hand-%d MASTER_PORT=1 XDG_RUNTIME_DIR=%s "
              "%s", (int)getpid(), xdg, vars);
     test_run_t q = test_run(env, cmd, 30);
-    const char *at = strstr(q.output, "DIR=");
-    cr_assert(q.status == 0 && at != NULL, "job_dir: %s", test_tail(&q));
-    snprintf(d, sizeof d, "%.*s", (int)strcspn(at + 4, "\n"), at + 4);
+    const char *at = strstr(q.output, "P=");
+    cr_assert(q.status == 0 && at != NULL, "job_pointer: %s", test_tail(&q));
+    snprintf(p, sizeof p, "%.*s", (int)strcspn(at + 2, "\n"), at + 2);
     test_run_free(&q);
-    cr_assert_eq(mkdir(d, 0700), 0, "mkdir %s", d);
-    cr_assert_eq(chown(d, OTHER_UID, OTHER_UID), 0, "chown %s", d);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f, "create %s", p);
+    fprintf(f, "%s/their-rdv", xdg);
+    fclose(f);
+    cr_assert_eq(chmod(p, 0600), 0, "chmod %s", p);
+    cr_assert_eq(chown(p, OTHER_UID, OTHER_UID), 0, "chown %s", p);
     test_run_t r = by_hand(vars, xdg, "");
     cr_expect_eq(r.status, 5, "status %d:\n%s", r.status, test_tail(&r));
-    cr_expect(strstr(r.output, "the rendezvous directory ") && strstr(r.output, d) &&
+    cr_expect(strstr(r.output, "the job's pointer ") && strstr(r.output, p) &&
                   strstr(r.output, "owned by uid 65534") && strstr(r.output, "refused"),
               "%s", test_tail(&r));
     cr_expect_lt(r.seconds, 4.0, "took %.1f s (waited instead of refusing)", r.seconds);

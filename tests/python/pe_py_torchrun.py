@@ -2,7 +2,8 @@
 heap), through gshmemrun --serve (python/gshmem/_torchrun.py).
 Modes (argv[1]):
   ok    the PE is torchrun's RANK, the PE count WORLD_SIZE; the private
-        directory is 0700 under XDG_RUNTIME_DIR (when set); puts around the
+        directory is 0700 under XDG_RUNTIME_DIR (when set), its name random
+        (gshmem-<uid>-rdv-<16 hex>); puts around the
         ring; a second init/finalize cycle (the server stays: --keep)
   die   RANK 1 exits with status 3 right after init while the others wait
         in a barrier: gshmemrun --serve tells them, the job ends
@@ -57,6 +58,11 @@ d = os.environ["GSHMEMRUN_DIR"]
 st = os.lstat(d)
 check(stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700, "%s: mode %o", d,
       st.st_mode)
+name = os.path.basename(d)
+prefix = "gshmem-%d-rdv-" % os.getuid()
+check(name.startswith(prefix) and len(name) == len(prefix) + 16 and
+      all(c in "0123456789abcdef" for c in name[len(prefix):]),
+      "%s: not a random name (gshmem-<uid>-rdv-<16 hex>)" % d)
 runtime = os.environ.get("XDG_RUNTIME_DIR")
 check(not runtime or os.path.dirname(d) == runtime, "%s is not in XDG_RUNTIME_DIR=%s", d,
       runtime)
