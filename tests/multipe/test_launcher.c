@@ -1,7 +1,8 @@
 /* test_launcher.c: gshmemrun itself: exit status propagation, signals,
  * --timeout, --prefix, the private directory, exec failures, the PEs'
  * CUDA_MODULE_LOADING, PEs that die with a killed launcher, the /dev/shm
- * objects of killed PEs removed. */
+ * objects of killed PEs removed, the directory and objects of a killed
+ * launcher removed (its watcher). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -10,8 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "tests_common.h"
+
+int gshmemi_rmtree(const char *path);
 
 #define RUN "%B/tools/gshmemrun/gshmemrun "
 #define PROG " %B/tests/pe/pe_launcher "
@@ -154,6 +159,15 @@ Test(launcher, bad_usage_is_2)
                   test_tail(&r));
         test_run_free(&r);
     }
+    static const char *const stopped[] = {"x", "-1", "1.5", "1s"};
+    for (size_t i = 0; i < sizeof stopped / sizeof stopped[0]; i++) {
+        char env[64];
+        snprintf(env, sizeof env, "GSHMEM_STOPPED_TIMEOUT=%s", stopped[i]);
+        r = test_run(env, RUN "-n 1 true", 30);
+        cr_assert(r.status == 2 && strstr(r.output, env), "%s: status %d, output:\n%s", env,
+                  r.status, test_tail(&r));
+        test_run_free(&r);
+    }
 }
 
 /* CUDA_MODULE_LOADING=EAGER for the PEs unless the user chose (a lazily
@@ -231,4 +245,100 @@ Test(launcher, killed_pes_leave_no_shm_objects, .timeout = 60)
     cr_expect_gt(pids, 0, "no PE log line with a pid:\n%s", test_tail(&r));
     cr_expect_eq(left, 0, "%d objects left:\n%s", left, test_tail(&r));
     test_run_free(&r);
+}
+
+/* The names in dir, space-separated, into buf ("" when empty). */
+static const char *dir_names(const char *dir, char *buf, size_t cap)
+{
+    size_t used = 0;
+    DIR *d = opendir(dir);
+    buf[0] = '\0';
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && used < cap)
+            used += (size_t)snprintf(buf + used, cap - used, " %s", e->d_name);
+    if (d != NULL)
+        closedir(d);
+    return buf;
+}
+
+/* The /dev/shm objects of the pids in list ("12 34 56"), space-separated
+ * into buf ("" when none). */
+static const char *shm_objects_of(const char *list, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const char *p = list; *p;) {
+        char *end;
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        p = end;
+        char prefix[32], names[1024];
+        snprintf(prefix, sizeof prefix, "gshmem-%ld-", pid);
+        dir_names("/dev/shm", names, sizeof names);
+        for (const char *at = strstr(names, prefix); at && used < cap; at = strstr(at + 1, prefix))
+            if (at[-1] == ' ')
+                used += (size_t)snprintf(buf + used, cap - used, " %.*s", (int)strcspn(at, " "),
+                                         at);
+    }
+    return buf;
+}
+
+/* Polls up to limit_s for dir to be empty and the pids' objects gone. */
+static int gone_within(const char *dir, const char *pids, double limit_s)
+{
+    char a[1024], b[1024];
+    for (int i = 0; i < (int)(limit_s * 20); i++) {
+        if (!dir_names(dir, a, sizeof a)[0] && !shm_objects_of(pids, b, sizeof b)[0])
+            return 1;
+        usleep(50 * 1000);
+    }
+    return 0;
+}
+
+/* A SIGKILLed gshmemrun leaves no private directory: its watcher removes
+ * it (gshmemrun cannot, and its PEs die with it). Before, gshmemrun-XXXXXX
+ * and its rdv.sock stayed in $TMPDIR. */
+Test(launcher, killed_launcher_leaves_no_directory, .timeout = 60)
+{
+    char base[64] = "/tmp/gshmem-killed-launcher-XXXXXX", env[128], cmd[512], left[1024];
+    cr_assert_not_null(mkdtemp(base));
+    snprintf(env, sizeof env, "TMPDIR=%s", base);
+    snprintf(cmd, sizeof cmd, "sh -c '%%B/tools/gshmemrun/gshmemrun -n 3 "
+             "%%B/tests/pe/pe_launcher sleep 20 & L=$!; sleep 1; echo \"BEFORE:\" $(ls %s); "
+             "kill -9 $L'", base);
+    test_run_t r = test_run(env, cmd, 40);
+    cr_expect(strstr(r.output, "BEFORE: gshmemrun-"), "no private directory in %s before the "
+              "kill:\n%s", base, test_tail(&r));
+    cr_expect(gone_within(base, "", 2.0), "%s still holds%s 2 s after gshmemrun was "
+              "SIGKILLed", base, dir_names(base, left, sizeof left));
+    test_run_free(&r);
+    gshmemi_rmtree(base);
+}
+
+/* The same over ofi/shm: the PEs, killed with their launcher, leave no
+ * /dev/shm/gshmem-<pid>-* (the watcher removes a PE's once it is gone).
+ * The script waits for each PE's object before the kill. */
+Test(launcher, killed_launcher_leaves_no_shm_objects, .timeout = 60)
+{
+    char base[64] = "/tmp/gshmem-killed-launcher-XXXXXX", env[512], cmd[1024], left[1024],
+         objs[1024];
+    cr_assert_not_null(mkdtemp(base));
+    snprintf(env, sizeof env, "TMPDIR=%s %s", base, test_tp_env("ofi-shm"));
+    snprintf(cmd, sizeof cmd, "sh -c '%%B/tools/gshmemrun/gshmemrun -n 3 --timeout 30 "
+             "%%B/tests/pe/pe_wait stuck - & L=$!; for i in $(seq 200); do c=0; "
+             "P=$(pgrep -P $L); for p in $P; do ls /dev/shm/gshmem-$p-* >/dev/null 2>&1 && "
+             "c=$((c+1)); done; [ $c -ge 3 ] && break; sleep 0.1; done; "
+             "echo \"OBJECTS: $c\"; echo \"PES: \"$P; kill -9 $L'");
+    test_run_t r = test_run(env, cmd, 40);
+    const char *pes = strstr(r.output, "PES: ");
+    cr_assert(strstr(r.output, "OBJECTS: 3") && pes, "the 3 PEs' objects were not seen:\n%s",
+              test_tail(&r));
+    char list[256];
+    snprintf(list, sizeof list, "%.*s", (int)strcspn(pes + 5, "\n"), pes + 5);
+    cr_expect(gone_within(base, list, 3.0), "3 s after gshmemrun was SIGKILLed: left in %s:%s;"
+              " in /dev/shm:%s", base, dir_names(base, left, sizeof left),
+              shm_objects_of(list, objs, sizeof objs));
+    test_run_free(&r);
+    gshmemi_rmtree(base);
 }

@@ -5,9 +5,13 @@
  * a barrier under mpirun, with the mpi and the pmix bootstraps, 2 s plus
  * mpirun's own second); under
  * gshmemrun --serve (nobody signals the PEs) the waiting PEs end by
- * themselves, naming it; GSHMEM_TIMEOUT, when set, bounds one wait. */
+ * themselves, naming it; GSHMEM_TIMEOUT, when set, bounds one wait. The
+ * launcher names the PE that failed first, not the survivors' transport
+ * errors it caused; a PE stopped longer than GSHMEM_STOPPED_TIMEOUT ends the
+ * job, named, and one continued in time does not. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +162,103 @@ Test(wait_slow, ninety_seconds_before_a_barrier, .timeout = 200)
               test_tail(&r));
     cr_expect_gt(r.seconds, 89.0, "took %.1f s", r.seconds);
     test_run_free(&r);
+}
+
+/* The first death wins over the errors it causes. 4 PEs put to each other
+ * in a loop and PE 1 ends mid-loop (how: exit, exit(3); kill, SIGKILL):
+ * over ofi/tcp the survivors get transport errors and abort the job, and
+ * their ABORTs could reach gshmemrun before PE 1's exit status (8 runs of
+ * 10 reported "PE 0 aborted the job ... transport error", status 1). The
+ * first line gshmemrun prints names PE 1 and how it ended, and gshmemrun
+ * exits with its status; 5 runs each. */
+static void expect_first_death_wins(const char *tp, const char *how, int want_status,
+                                    const char *want)
+{
+    char args[64];
+    snprintf(args, sizeof args, "putloop %s", how);
+    for (int i = 0; i < 5; i++) {
+        test_run_t r = test_run_env_pes(test_tp_env(tp), 4, "pe_wait", args, 60);
+        const char *first = strstr(r.output, "gshmemrun: ");
+        size_t len = first ? strcspn(first, "\n") : 0;
+        int ok = first && strncmp(first, "gshmemrun: PE 1 (pid ", 21) == 0 &&
+                 memmem(first, len, want, strlen(want)) != NULL && r.status == want_status;
+        cr_expect(ok, "%s/%s, run %d of 5: status %d (want %d), "
+                  "first report '%.*s' (want PE 1 %s):\n%s", tp, how, i + 1, r.status,
+                  want_status, (int)len, first ? first : "(none)", want, test_tail(&r));
+        test_run_free(&r);
+        if (!ok)
+            break;
+    }
+}
+
+Test(wait_dead, first_death_wins_exit_shm, .timeout = 120)
+{
+    expect_first_death_wins("shm", "exit", 3, "exited with status 3");
+}
+Test(wait_dead, first_death_wins_kill_shm, .timeout = 120)
+{
+    expect_first_death_wins("shm", "kill", 137, "was killed by signal 9");
+}
+Test(wait_dead, first_death_wins_exit_ofi_tcp, .timeout = 120)
+{
+    expect_first_death_wins("ofi-tcp", "exit", 3, "exited with status 3");
+}
+Test(wait_dead, first_death_wins_kill_ofi_tcp, .timeout = 120)
+{
+    expect_first_death_wins("ofi-tcp", "kill", 137, "was killed by signal 9");
+}
+
+/* A stopped PE ends the job, named, once it stayed stopped
+ * GSHMEM_STOPPED_TIMEOUT (here 1 s): PE 1 stops itself with sig while the
+ * others run fetch_incs on it (over tcp they wait for it; over shm the
+ * barrier after does). Before, they waited for it forever (here until
+ * --timeout, status 124). gshmemrun's status is a shell's for a stopped
+ * job, 128 + sig. */
+static void expect_stopped_ends(const char *tp, int sig, const char *name)
+{
+    char env[512], args[32], want[128];
+    snprintf(env, sizeof env, "%s GSHMEM_STOPPED_TIMEOUT=1", test_tp_env(tp));
+    snprintf(args, sizeof args, "stop %d", sig);
+    snprintf(want, sizeof want, "has been stopped by signal %d (%s) for 1 s; ending the job",
+             sig, name);
+    test_run_t r = test_run_env_pes(env, 3, "pe_wait", args, 30);
+    cr_expect(r.status == 128 + sig && strstr(r.output, "gshmemrun: PE 1 (pid ") &&
+                  strstr(r.output, want), "%s/%s: status %d (want %d), want 'gshmemrun: PE 1 "
+              "(pid N) %s' in:\n%s", tp, name, r.status, 128 + sig, want, test_tail(&r));
+    cr_expect_lt(r.seconds, 10.0, "%s/%s: the job took %.1f s", tp, name, r.seconds);
+    test_run_free(&r);
+}
+
+Test(wait_dead, stopped_pe_ends_the_job_shm, .timeout = 60)
+{
+    expect_stopped_ends("shm", SIGSTOP, "SIGSTOP");
+}
+Test(wait_dead, stopped_pe_ends_the_job_ofi_tcp, .timeout = 120)
+{
+    expect_stopped_ends("ofi-tcp", SIGSTOP, "SIGSTOP");
+    expect_stopped_ends("ofi-tcp", SIGTSTP, "SIGTSTP");
+    expect_stopped_ends("ofi-tcp", SIGTTIN, "SIGTTIN");
+}
+
+/* Stopped is not dead when it does not last: PE 1 stops itself, the last
+ * PE sends it SIGCONT 1 s later, within GSHMEM_STOPPED_TIMEOUT=3; the job
+ * completes. */
+static void expect_continued_ok(const char *tp)
+{
+    char env[512];
+    snprintf(env, sizeof env, "%s GSHMEM_STOPPED_TIMEOUT=3", test_tp_env(tp));
+    test_run_t r = test_run_env_pes(env, 3, "pe_wait", "stopcont 1000", 30);
+    cr_expect(r.status == 0 && strstr(r.output, "pe_wait: OK (PE 1 was stopped and continued"),
+              "%s: status %d:\n%s", tp, r.status, test_tail(&r));
+    cr_expect_gt(r.seconds, 1.0, "%s: took only %.1f s (was PE 1 stopped?)", tp, r.seconds);
+    test_run_free(&r);
+}
+
+Test(wait_dead, stopped_then_continued_is_not_dead_shm, .timeout = 60)
+{
+    expect_continued_ok("shm");
+}
+Test(wait_dead, stopped_then_continued_is_not_dead_ofi_tcp, .timeout = 60)
+{
+    expect_continued_ok("ofi-tcp");
 }

@@ -15,11 +15,17 @@
  * A PE's gshmem_global_exit(status) ends the job the same way, and
  * gshmemrun exits with that status, 0 included. A program that cannot run
  * (looked up as execvp would) is said once, before any PE starts, with the
- * shell's status: 127 not found, 126 not executable. */
+ * shell's status: 127 not found, 126 not executable.
+ *
+ * A PE stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) for longer than
+ * GSHMEM_STOPPED_TIMEOUT seconds (default 10; 0: never) ends the job like
+ * a death, with status 128 + the stop signal (a shell's status for a
+ * stopped job); one continued in time is only slow. A watcher process
+ * removes the private directory and the PEs' /dev/shm objects when
+ * gshmemrun dies without doing it (SIGKILL). */
 #define _GNU_SOURCE
 #include "launcher.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -36,6 +42,8 @@
 #include "base/bootstrap/local_proto.h"
 
 #define LR_GRACE_S 2.0
+#define LR_STOPPED_ENV "GSHMEM_STOPPED_TIMEOUT"
+#define LR_STOPPED_DEFAULT_S 10
 
 typedef struct lr_args {
     int n;
@@ -44,6 +52,7 @@ typedef struct lr_args {
     int serve, keep;   /* --serve, --keep */
     const char *dir;   /* --dir */
     char **argv;       /* program and its arguments */
+    int stopped_limit; /* GSHMEM_STOPPED_TIMEOUT, seconds (0: never) */
 } lr_args_t;
 
 static int sig_pipe[2] = {-1, -1};
@@ -94,7 +103,10 @@ static void usage(FILE *f)
                "  --dir D         --serve's private directory (created 0700, removed at exit;\n"
                "                  a stale one of this user without a live server is replaced)\n"
                "  --keep          --serve: once every PE finished, keep serving (a PE may init\n"
-               "                  again) until the parent process exits\n");
+               "                  again) until the parent process exits\n"
+               "environment:\n"
+               "  GSHMEM_STOPPED_TIMEOUT S  end the job when a PE stays stopped (SIGSTOP,\n"
+               "                  SIGTSTP, SIGTTIN, SIGTTOU) S seconds (default 10; 0: never)\n");
 }
 
 /* --serve's options; n_left: arguments after the options (none allowed). */
@@ -301,6 +313,7 @@ static int spawn_all(lr_job_t *job, char **argv)
             child_exec(job, p, o[1], e[1], argv, launcher);
         job->pes[p].pid = pid;
         job->pes[p].running = 1;
+        lr_watch_tell(job, (int32_t)pid);
         if (job->prefix) {
             close(o[1]);
             close(e[1]);
@@ -312,14 +325,15 @@ static int spawn_all(lr_job_t *job, char **argv)
 }
 
 /* Only our children, by their own pid: never with --serve (its PEs are
- * another launcher's), never pid 0 or a negative one (a process group). */
+ * another launcher's), never pid 0 or a negative one (a process group).
+ * A stopped PE gets SIGKILL: a SIGTERM would wait for its SIGCONT. */
 static void kill_running(lr_job_t *job, int sig)
 {
     if (job->serve)
         return;
     for (int p = 0; p < job->n; p++)
         if (job->pes[p].running && job->pes[p].pid > 0)
-            kill(job->pes[p].pid, sig);
+            kill(job->pes[p].pid, job->pes[p].stopped_at > 0 ? SIGKILL : sig);
 }
 
 void lr_job_fail(lr_job_t *job, int rc, const char *fmt, ...)
@@ -332,7 +346,10 @@ void lr_job_fail(lr_job_t *job, int rc, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     fprintf(stderr, "gshmemrun: %s\n", text);
+    if (job->held_at > 0)   /* an ABORT that came first but was caused by this */
+        fprintf(stderr, "gshmemrun: then %s\n", job->held_text);
     fflush(stderr);
+    job->held_at = 0;
     job->failing = 1;
     job->rc = rc;
     lr_rdv_send_error_all(job, text);
@@ -340,38 +357,15 @@ void lr_job_fail(lr_job_t *job, int rc, const char *fmt, ...)
     job->kill_at = lr_now() + LR_GRACE_S;
 }
 
-/* What a PE that did not finalize leaves in /dev/shm: libfabric's shm
- * provider names its endpoint gshmem-<pid>-<16 hex digits> (src/transports/
- * ofi/ofi.c), a 16 MiB object that nobody else would remove. Only this
- * user's objects of that exact name are taken. */
-static void remove_pe_shm(pid_t pid)
-{
-    char prefix[32];
-    int n = snprintf(prefix, sizeof prefix, "gshmem-%d-", (int)pid);
-    DIR *d = opendir("/dev/shm");
-    struct dirent *e;
-    if (d == NULL)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        struct stat st;
-        if (strncmp(e->d_name, prefix, (size_t)n) != 0 || strlen(e->d_name + n) != 16 ||
-            strspn(e->d_name + n, "0123456789abcdef") != 16)
-            continue;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISREG(st.st_mode) && st.st_uid == geteuid())
-            (void)unlinkat(dirfd(d), e->d_name, 0);
-    }
-    closedir(d);
-}
-
 static void on_exit_pe(lr_job_t *job, int p, int st)
 {
     lr_pe_t *pe = &job->pes[p];
     pe->running = 0;
     pe->wstatus = st;
-    remove_pe_shm(pe->pid);
+    lr_remove_pe_shm(pe->pid);
+    lr_watch_tell(job, -(int32_t)pe->pid);
     lr_rdv_drain_pe(job, p);   /* an ABORT or BYE it left behind comes first */
-    if (job->failing)
+    if (job->failing || pe->aborted)   /* an aborted PE's exit follows its ABORT */
         return;
     if (WIFSIGNALED(st))
         lr_job_fail(job, 128 + WTERMSIG(st), "PE %d (pid %d) was killed by signal %d (%s)", p,
@@ -383,14 +377,28 @@ static void on_exit_pe(lr_job_t *job, int p, int st)
         lr_job_fail(job, 1, "PE %d (pid %d) exited without gshmem_finalize", p, (int)pe->pid);
 }
 
+/* Exits, and stops and continues (a stopped PE is timed: stopped_check). */
 static int reap(lr_job_t *job)
 {
     int running = 0, st;
     pid_t pid;
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-        for (int p = 0; p < job->n; p++)
-            if (job->pes[p].pid == pid && job->pes[p].running)
+    while ((pid = waitpid(-1, &st, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
+        if (pid == job->watch_pid && (WIFEXITED(st) || WIFSIGNALED(st)))
+            job->watch_pid = 0;
+        for (int p = 0; p < job->n; p++) {
+            lr_pe_t *pe = &job->pes[p];
+            if (pe->pid != pid || !pe->running)
+                continue;
+            if (WIFSTOPPED(st)) {
+                pe->stop_sig = WSTOPSIG(st);
+                if (pe->stopped_at == 0)
+                    pe->stopped_at = lr_now();
+            } else if (WIFCONTINUED(st)) {
+                pe->stopped_at = 0;
+            } else {
                 on_exit_pe(job, p, st);
+            }
+        }
     }
     for (int p = 0; p < job->n; p++)
         running += job->pes[p].running;
@@ -474,14 +482,57 @@ static int pe_running(const lr_pe_t *pe)
     return pe->running;
 }
 
+/* A PE stopped for limit seconds (0: never) ends the job as a death would,
+ * with a shell's status for a stopped job (128 + the signal); slow is not
+ * dead, but a stopped PE never comes back by itself, and the others would
+ * wait for it forever. Only time in which gshmemrun ran counts: after a gap
+ * between two calls (gshmemrun stopped too, as by a Ctrl-Z of the whole job,
+ * or starved) the PEs' SIGCONT may not be reaped yet. */
+static void stopped_check(lr_job_t *job, int limit)
+{
+    static double checked_at;
+    double now = lr_now(), gap = checked_at > 0 ? now - checked_at : 0;
+    checked_at = now;
+    for (int p = 0; p < job->n && limit > 0 && !job->failing; p++) {
+        lr_pe_t *pe = &job->pes[p];
+        if (pe->stopped_at > 0 && gap > 1.0)
+            pe->stopped_at += gap;
+        if (pe->running && pe->stopped_at > 0 && now - pe->stopped_at >= limit) {
+            const char *abbrev = sigabbrev_np(pe->stop_sig);
+            lr_job_fail(job, 128 + pe->stop_sig, "PE %d (pid %d) has been stopped by signal %d "
+                        "(SIG%s) for %d s; ending the job (%s=%d)", p, (int)pe->pid,
+                        pe->stop_sig, abbrev ? abbrev : "?", limit, LR_STOPPED_ENV, limit);
+        }
+    }
+}
+
+/* GSHMEM_STOPPED_TIMEOUT: whole seconds >= 0, default LR_STOPPED_DEFAULT_S;
+ * -1 (said) when it is something else. */
+static int stopped_limit_of_env(void)
+{
+    const char *v = getenv(LR_STOPPED_ENV);
+    char *end;
+    if (v == NULL || *v == '\0')
+        return LR_STOPPED_DEFAULT_S;
+    long s = strtol(v, &end, 10);
+    if (*end || s < 0 || s > 1000000000L) {
+        fprintf(stderr, "gshmemrun: %s=%s: expected whole seconds from 0 (never) to "
+                "1000000000\n", LR_STOPPED_ENV, v);
+        return -1;
+    }
+    return (int)s;
+}
+
 /* The poll loop: returns when every PE has exited and its output is in. */
-static void run_loop(lr_job_t *job, double deadline, double limit)
+static void run_loop(lr_job_t *job, double deadline, double limit, int stopped_limit)
 {
     int max = 2 + job->n_conns + 2 * job->n;
     struct pollfd *pfds = calloc((size_t)max, sizeof *pfds);
     double all_exited_at = 0;
     for (;;) {
         int running = reap(job);
+        if (running == 0)
+            lr_rdv_held_fail(job);   /* the PEs that aborted are all gone */
         if (running == 0 && all_exited_at == 0)
             all_exited_at = lr_now();
         /* Output still coming after the PEs exited belongs to their own
@@ -491,12 +542,15 @@ static void run_loop(lr_job_t *job, double deadline, double limit)
         pfds[0] = (struct pollfd){.fd = sig_pipe[0], .events = POLLIN};
         int n_rdv = lr_rdv_pollfds(job, pfds + 1, max - 1);
         int n_fwd = lr_fwd_pollfds(job, pfds + 1 + n_rdv, max - 1 - n_rdv);
-        if (poll(pfds, (nfds_t)(1 + n_rdv + n_fwd), 100) > 0) {
+        int ready = poll(pfds, (nfds_t)(1 + n_rdv + n_fwd), 100);
+        reap(job);   /* a death comes before the messages it caused */
+        if (ready > 0) {
             lr_rdv_handle(job, pfds + 1, n_rdv);
             lr_fwd_handle(job, pfds + 1 + n_rdv, n_fwd);
         }
         lr_signals_check(job);
         lr_rdv_check(job);
+        stopped_check(job, stopped_limit);
         double now = lr_now();
         if (deadline > 0 && now >= deadline && !job->failing)
             lr_job_timeout(job, limit, "still running", pe_running);
@@ -514,14 +568,21 @@ static int launch(lr_job_t *job, const lr_args_t *a)
     int rc = check_prog(a->argv[0]);
     if (rc != 0)
         return rc;
-    (void)lr_signals_setup();
-    if (make_dir(job) != 0 || lr_job_open(job) != 0)
+    if (make_dir(job) != 0)
         return 1;
+    lr_watch_start(job);   /* first: it must hold none of the job's other files */
+    (void)lr_signals_setup();
+    if (lr_job_open(job) != 0) {
+        lr_watch_stop(job);
+        return 1;
+    }
     double start = lr_now();
     spawn_all(job, a->argv);
-    run_loop(job, a->timeout > 0 ? start + a->timeout : 0, a->timeout);
+    run_loop(job, a->timeout > 0 ? start + a->timeout : 0, a->timeout, a->stopped_limit);
     lr_fwd_close_all(job);
-    return lr_job_close(job);
+    rc = lr_job_close(job);
+    lr_watch_stop(job);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -529,7 +590,10 @@ int main(int argc, char **argv)
     lr_args_t a = {0};
     if (parse_args(argc, argv, &a) != 0)
         return 2;
-    lr_job_t job = {.n = a.n, .listen_fd = -1, .prefix = a.prefix, .serve = a.serve};
+    if (!a.serve && (a.stopped_limit = stopped_limit_of_env()) < 0)
+        return 2;
+    lr_job_t job = {.n = a.n, .listen_fd = -1, .prefix = a.prefix, .serve = a.serve,
+                    .watch_fd = -1};
     job.pes = calloc((size_t)a.n, sizeof *job.pes);
     for (int p = 0; p < a.n; p++)   /* --serve: "running" until the job ends (not our child) */
         job.pes[p] = (lr_pe_t){.running = a.serve, .conn = -1, .out_fd = -1, .err_fd = -1};

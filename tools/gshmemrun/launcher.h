@@ -1,5 +1,7 @@
 /* launcher.h: gshmemrun's state, shared by its files: the job and its PEs
- * (gshmemrun.c), the rendezvous server (rdv_server.c), the output
+ * (gshmemrun.c), the watcher that cleans up after a killed gshmemrun
+ * (watch.c), the
+ * rendezvous server and its held ABORTs (rdv_server.c), the output
  * forwarding of --prefix (fwd.c) and the rendezvous-only mode --serve
  * (serve.c). Single-threaded: one poll loop. */
 #ifndef GSHMEMRUN_LAUNCHER_H
@@ -29,7 +31,10 @@ typedef struct lr_pe {
     int wstatus;       /* raw wait status once exited */
     int conn;          /* index in job->conns, or -1 */
     int in_session;    /* HELLO seen, no BYE yet */
+    int aborted;       /* sent ABORT: its own death is that abort's consequence */
     double lost_at;    /* connection closed without BYE (0: no) */
+    double stopped_at; /* waitpid saw it stopped, not continued since (0: no) */
+    int stop_sig;      /* the signal that stopped it */
     int has_contrib;   /* contributed to the current allgather round */
     char *contrib;
     size_t contrib_len;
@@ -51,15 +56,22 @@ typedef struct lr_job {
     int rc;             /* exit status of gshmemrun */
     double kill_at;     /* SIGKILL the rest then (0: not armed) */
     uint64_t round;
+    double held_at;     /* an ABORT held back (0: none); see lr_rdv_hold_abort */
+    int held_rc;
+    char held_text[1024];
+    int watch_fd;       /* the watcher's pipe, write end (-1: no watcher) */
+    pid_t watch_pid;
 } lr_job_t;
 
 double lr_now(void);
 void lr_buf_append(lr_buf_t *b, const void *p, size_t n);
 void lr_buf_consume(lr_buf_t *b, size_t n);
 
-/* Ends the job: prints "gshmemrun: <text>", tells every connected PE why,
- * sends SIGTERM to the running PEs (SIGKILL later; not with --serve, whose
- * PEs are not its children). First call wins. */
+/* Ends the job: prints "gshmemrun: <text>" (and "gshmemrun: then <text>"
+ * of a held ABORT: a consequence), tells every connected PE why, sends
+ * SIGTERM to the running PEs (SIGKILL to stopped ones at once, to the rest
+ * later; not with --serve, whose PEs are not its children). First call
+ * wins. */
 void lr_job_fail(lr_job_t *job, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -68,7 +80,10 @@ int lr_rdv_open(lr_job_t *job);                  /* listen on job->sock */
 int lr_rdv_pollfds(lr_job_t *job, struct pollfd *pfds, int max);
 void lr_rdv_handle(lr_job_t *job, struct pollfd *pfds, int n);
 void lr_rdv_drain_pe(lr_job_t *job, int pe);     /* read what a dead PE left */
-void lr_rdv_check(lr_job_t *job);                /* lost PEs, stuck rounds */
+void lr_rdv_check(lr_job_t *job);                /* lost PEs, stuck rounds, held ABORTs */
+/* The held ABORT ends the job now (every PE has exited: no death can come
+ * first any more); nothing when none is held. */
+void lr_rdv_held_fail(lr_job_t *job);
 void lr_rdv_send_error_all(lr_job_t *job, const char *text);
 void lr_rdv_close(lr_job_t *job);
 
@@ -104,5 +119,12 @@ void lr_fwd_close_all(lr_job_t *job);
 
 /* src/base/bootstrap/rmtree.c */
 int gshmemi_rmtree(const char *path);
+
+/* watch.c: a reaped PE's /dev/shm objects; the watcher that removes the
+ * job's directory (and its PEs' objects) when gshmemrun dies. */
+void lr_remove_pe_shm(pid_t pid);
+void lr_watch_start(lr_job_t *job);
+void lr_watch_tell(lr_job_t *job, int32_t v);   /* pid started (> 0), reaped (< 0), done (0) */
+void lr_watch_stop(lr_job_t *job);
 
 #endif /* GSHMEMRUN_LAUNCHER_H */
