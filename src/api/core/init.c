@@ -24,6 +24,7 @@
 
 #include "core.h"
 #include "base/util/thread.h"   /* GSHMEMI_TSAN_BARRIER_* */
+#include "base/util/peers.h"
 #include "base/util/signals.h"
 #include "base/util/trace.h"
 #include "select.h"
@@ -252,8 +253,19 @@ static int gshmemi_init_node_map(gshmemi_state_t *g)
         return GSHMEM_ERR_NOMEM;
     }
     int rc = gshmemi_bootstrap_node_map(g->boot, g->node_of, &g->n_nodes);
+    /* each PE's pid, for the watch of stopped PEs on this node (peers.c) */
+    int me = (int)getpid(), *pid_of = calloc((size_t)g->n_pes, sizeof(int));
+    if (rc == 0 && pid_of == NULL)
+        rc = GSHMEM_ERR_NOMEM;
+    if (rc == 0)
+        rc = g->boot->ops->allgather(g->boot, &me, pid_of, sizeof me);
+    if (rc == 0)
+        rc = gshmemi_peers_set(pid_of, g->node_of, g->my_pe, g->n_pes,
+                               (int)g->cfg.stopped_timeout);
+    free(pid_of);
     if (rc != 0) {
-        free(g->node_of);
+        gshmemi_peers_clear();
+    free(g->node_of);
         g->node_of = NULL;
         return rc;
     }
@@ -363,6 +375,7 @@ fail_heap:
     gshmemi_reg_clear(&g->regs);
     gshmemi_heap_destroy(&g->heap);
 fail_node_map:
+    gshmemi_peers_clear();
     free(g->node_of);
 fail_bootstrap:
     gshmemi_trace_fini(0);
@@ -476,6 +489,7 @@ void gshmem_finalize(void)
     gshmemi_select_finalize(g);
     gshmemi_reg_clear(&g->regs);
     gshmemi_heap_destroy(&g->heap);
+    gshmemi_peers_clear();
     free(g->node_of);
     gshmemi_trace_fini(1);
     int rc = g->boot->ops->finalize(g->boot);

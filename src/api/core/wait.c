@@ -15,6 +15,7 @@
 
 #include "core.h"
 #include "base/util/idle.h"
+#include "base/util/peers.h"
 #include "base/util/thread.h"
 
 /* Wait loops: progress every GSHMEMI_WAIT_PROGRESS spins; after
@@ -84,6 +85,9 @@ void gshmemi_wait_watch(unsigned long spins)
     gshmemi_wait_nap_ns = waited / 64 < GSHMEMI_WAIT_NAP_MAX_NS ? waited / 64
                                                                  : GSHMEMI_WAIT_NAP_MAX_NS;
     gshmemi_wait_notice();
+    char why[256];
+    if (gshmemi_peers_watch(why, sizeof why) != 0)   /* base/util/peers.c */
+        gshmemi_fatal("wait", "%s", why);
     long limit = gshmemi_g.cfg.timeout;
     if (limit > 0 && waited > (uint64_t)limit * 1000000000ull)
         gshmemi_fatal("wait", "a wait (barrier, collective, wait_until, signal wait or lock) "

@@ -50,9 +50,9 @@ GSHMEMI_CFG(int, TIMEOUT, timeout, "0",
             "PE is reported by the launcher). Device waits (stages, aggregator): this, or "
             "60 when 0")
 GSHMEMI_CFG(int, STOPPED_TIMEOUT, stopped_timeout, "10",
-            "gshmemrun: seconds a PE may stay stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) "
-            "before the launcher ends the job, naming it; 0: never. Read by gshmemrun, not "
-            "by the PEs")
+            "seconds a PE may stay stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) before "
+            "gshmemrun ends the job, or (any launcher) a PE of its node waiting for it gives "
+            "up, naming it; 0: never")
 GSHMEMI_CFG(bool, INFO, info, "0", "print this table at init (PE 0)")
 GSHMEMI_CFG(bool, ENABLE_ERROR_CHECKS, enable_error_checks, "1",
             "check arguments and collective consistency (malloc sizes across PEs)")

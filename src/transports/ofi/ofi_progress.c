@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "ofi.h"
+#include "base/util/peers.h"
 #include "base/util/thread.h"
 
 #define OFI_CQ_BATCH 16
@@ -276,8 +277,15 @@ int ofi_sync_wait(ofi_state_t *s, ofi_sync_t *sync)
     }
     while (__atomic_load_n(&sync->done, __ATOMIC_ACQUIRE) < want) {
         int n = ofi_progress_once(s);
+        char why[256];
         if (n < 0)
             return n;
+        if (n == 0 && gshmemi_peers_watch(why, sizeof why) != 0) {   /* base/util/peers.c */
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi: a wait for %llu operations gives up: %s",
+                          (unsigned long long)(want - __atomic_load_n(&sync->done,
+                                                                      __ATOMIC_ACQUIRE)), why);
+            return GSHMEM_ERR_PEER_DEAD;
+        }
         if (n == 0)
             sched_yield();
     }
