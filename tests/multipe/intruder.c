@@ -209,6 +209,7 @@ int main(int argc, char **argv)
             }
     }
     printf("intruder: %ld sent, %ld completed, %ld failed\n", n_sent, n_done, n_failed);
+    fflush(stdout);
     close_all();
     return 0;
 }
