@@ -25,8 +25,11 @@ static int arg_number(const char *prog, const char *flag, const char *v, int who
     char *end;
     errno = 0;
     double d = strtod(v, &end);
+    const char *digits = v + (v[0] == '+' || v[0] == '-');
     if (end == v || isspace((unsigned char)v[0]))
         return app_arg_bad(prog, flag, v, "not a number");
+    if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))   /* strtod reads hex */
+        return app_arg_bad(prog, flag, v, "not a decimal number");
     if (whole && (*end == 'k' || *end == 'K'))
         d *= 1e3, end++;
     else if (whole && *end == 'M')

@@ -169,7 +169,22 @@ static int64_t demo_total_failures(int64_t *tally, int local)
     return total;
 }
 
-int main(void)
+/* The demo takes no argument: -h/--help says so, anything else is refused
+ * (before init, so that a typo is not a run). 0: go on; else the status. */
+static int demo_args(int argc, char **argv)
+{
+    if (argc < 2)
+        return 0;
+    int help = strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0;
+    if (!help)
+        fprintf(stderr, "gshmem-demo: unexpected argument '%s' (it takes none)\n", argv[1]);
+    fprintf(help ? stdout : stderr, "usage: gshmemrun -n N gshmem-demo\n"
+            "  a short tour of the host API: put-with-signal ring, atomic counter, "
+            "broadcast, sum reduction, each checked\n");
+    return help ? -1 : 2;
+}
+
+int main(int argc, char **argv)
 {
     static const demo_step_t steps[] = {
         {.name = "ring put_signal", .run = demo_ring},
@@ -178,6 +193,9 @@ int main(void)
         {.name = "sum reduction", .run = demo_reduce},
     };
     enum { NSTEPS = sizeof steps / sizeof steps[0] };
+    int arc = demo_args(argc, argv);
+    if (arc != 0)
+        return arc < 0 ? 0 : arc;
     /* A host program: the CPU reads and writes heap memory, so a host heap
      * unless the environment names one (GSHMEM_HEAP=auto would give GPU
      * memory in a CUDA build on a GPU machine). */

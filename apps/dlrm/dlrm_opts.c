@@ -70,6 +70,33 @@ static int parse_word(const char *flag, const char *v, const char *const *words,
     return app_arg_bad(PROG, flag, v, "unknown value");
 }
 
+/* --mode LIST: "all", or a comma list of the mode names (any case), no
+ * empty item: an empty list would run nothing and still exit 0. */
+static int parse_modes(const char *v, unsigned *modes_p)
+{
+    static const char *const names[] = {"baseline", "fused", "compute_only"};
+    unsigned m = 0;
+    if (strcasecmp(v, "all") == 0) {
+        *modes_p = 7u;
+        return 0;
+    }
+    for (const char *w = v;;) {
+        size_t len = strcspn(w, ",");
+        int k = 0;
+        while (k < 3 && !(strlen(names[k]) == len && strncasecmp(w, names[k], len) == 0))
+            k++;
+        if (k == 3)
+            return app_arg_bad(PROG, "--mode", v, len ? "unknown mode (baseline, fused, "
+                               "compute_only or all)" : "an empty item in the list");
+        m |= 1u << k;
+        if (w[len] == '\0')
+            break;
+        w += len + 1;
+    }
+    *modes_p = m;
+    return 0;
+}
+
 /* ---- sets ---------------------------------------------------------------------- */
 
 static void set_defaults(dlrm_opts_t *o, const char *set)
@@ -122,7 +149,7 @@ int dlrm_opts_parse(dlrm_opts_t *o, int argc, char **argv)
         return 2;
     set_defaults(o, sets[si]);
     int64_t v, list[DLRM_MAX_LIST];
-    int n, rc = 0, w = 0;
+    int n, rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *f = argv[i];
         if (strcmp(f, "-h") == 0 || strcmp(f, "--help") == 0) {
@@ -150,19 +177,7 @@ int dlrm_opts_parse(dlrm_opts_t *o, int argc, char **argv)
         if (strcmp(f, "--config") == 0) {
             continue;
         } else if (strcmp(f, "--mode") == 0) {
-            if (strcasecmp(a, "all") == 0) {
-                o->modes = 7u;
-                continue;
-            }
-            char buf[128];
-            snprintf(buf, sizeof buf, "%s", a);
-            o->modes = 0;
-            for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && rc == 0;
-                 tok = strtok_r(NULL, ",", &save)) {
-                static const char *const modes[] = {"baseline", "fused", "compute_only"};
-                rc = parse_word("--mode", tok, modes, 3, &w);
-                o->modes |= 1u << w;
-            }
+            rc = parse_modes(a, &o->modes);
         } else if (strcmp(f, "--tables") == 0) {
             rc = app_arg_int(PROG, f, a, 1, 1 << 20, &o->tables);
         } else if (strcmp(f, "--tables-per-pe") == 0) {
@@ -220,6 +235,8 @@ int dlrm_opts_parse(dlrm_opts_t *o, int argc, char **argv)
                       : f[2] == 'i' ? o->inputs : o->dump;
             if (strlen(a) >= DLRM_PATH_MAX)
                 rc = app_arg_bad(PROG, f, a, "path too long");
+            else if (a[0] == '\0')   /* "" would read as "not given" */
+                rc = app_arg_bad(PROG, f, a, "an empty path");
             else
                 snprintf(dst, DLRM_PATH_MAX, "%s", a);
         } else {

@@ -43,29 +43,37 @@ static void usage(void)
            "  --csv FILE --md FILE   results (PE 0 writes them)\n");
 }
 
-static int parse_names(const char *s, const char *const *names, int count, int *on,
-                       int *list, int max)
+/* flag's value s: a comma list of names[] (no empty item, at most max when
+ * list is given); sets on[] and/or fills list[]; the count, or -1 (said). */
+static int parse_names(const char *flag, const char *s, const char *const *names, int count,
+                       int *on, int *list, int max)
 {
     int n = 0;
-    char *dup = strdup(s), *save = NULL;
     for (int i = 0; on && i < count; i++)
         on[i] = 0;
-    for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    for (const char *w = s;;) {
+        size_t len = strcspn(w, ",");
         int k = 0;
-        while (k < count && strcmp(t, names[k]) != 0)
+        while (k < count && !(strlen(names[k]) == len && strncmp(w, names[k], len) == 0))
             k++;
+        if (len == 0)
+            return app_arg_bad(PROG, flag, s, "an empty item in the list");
         if (k == count) {
-            fprintf(stderr, PROG ": unknown name '%s'\n", t);
-            free(dup);
+            fprintf(stderr, PROG ": %s '%s': unknown name '%.*s' (see --help)\n", flag, s,
+                    (int)(len > 64 ? 64 : len), w);
             return -1;
         }
+        if (list && n == max)
+            return app_arg_bad(PROG, flag, s, "too many values (at most 8)");
         if (on)
             on[k] = 1;
-        if (list && n < max)
-            list[n++] = k;
+        if (list)
+            list[n] = k;
+        n++;
+        if (w[len] == '\0')
+            return n;
+        w += len + 1;
     }
-    free(dup);
-    return n;
 }
 
 /* The options that take a value. */
@@ -93,14 +101,12 @@ static int parse_value(cli_t *c, int k, const char *v)
     case F_DENS:
         return app_arg_real_list(PROG, f, v, 0, 1, c->dens, CLI_MAX_LIST, &c->ndens);
     case F_DIST:
-        c->ndists = parse_names(v, dists, 2, NULL, c->dists, CLI_MAX_LIST);
-        if (c->ndists == 0)
-            return app_arg_bad(PROG, f, v, "an empty list");
+        c->ndists = parse_names(f, v, dists, 2, NULL, c->dists, CLI_MAX_LIST);
         return c->ndists < 0 ? -1 : 0;
     case F_ZIPF:
         return app_arg_real(PROG, f, v, 1, 100, &c->zipf_s);
     case F_MODES:
-        return parse_names(v, bench_mode_names, M_COUNT, c->mode_on, NULL, 0) < 0 ? -1 : 0;
+        return parse_names(f, v, bench_mode_names, M_COUNT, c->mode_on, NULL, 0) < 0 ? -1 : 0;
     case F_ITERS:
     case F_WARM:
         rc = app_arg_int(PROG, f, v, k == F_ITERS, 1000000, &x);
@@ -111,6 +117,8 @@ static int parse_value(cli_t *c, int k, const char *v)
     case F_TIMEOUT:
         return app_arg_real(PROG, f, v, 0, 1e9, &bench_timeout_s);
     default:
+        if (v[0] == '\0')   /* "" would be taken and then not written, unsaid */
+            return app_arg_bad(PROG, f, v, "an empty path");
         *(k == F_CSV ? &c->csv : &c->md) = v;
         return 0;
     }

@@ -8,6 +8,7 @@
  * divided by P), over this PE's NVLink egress bandwidth measured at the
  * start of the run with every PE writing to every other at once. */
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,10 +232,25 @@ int cli_bench(cli_t *c)
             printf("NVLink egress per PE, all PEs writing to all: SM stores %.1f GB/s, copy "
                    "engines %.1f GB/s\n", c->bw_sm, c->bw_ce);
     }
+    /* PE 0 writes the files; one it cannot open ends every PE before any case
+     * runs (a run whose results go nowhere must not exit 0). */
     FILE *csv = NULL, *md = NULL;
-    if (c->me == 0 && c->csv != NULL && (csv = fopen(c->csv, "w")) != NULL)
+    int bad = 0;
+    if (c->me == 0 && c->csv != NULL && (csv = fopen(c->csv, "w")) == NULL)
+        bad = snprintf(why, sizeof why, "--csv %s: %s", c->csv, strerror(errno)) > 0;
+    if (!bad && c->me == 0 && c->md != NULL && (md = fopen(c->md, "w")) == NULL)
+        bad = snprintf(why, sizeof why, "--md %s: %s", c->md, strerror(errno)) > 0;
+    char first[240];
+    if (cli_agree(bad, why, first, sizeof first) >= 0) {
+        if (c->me == 0)
+            fprintf(stderr, "gshmem-sparse-allreduce: cannot write the results: %s\n", first);
+        if (csv)
+            fclose(csv);
+        return 1;   /* a failure, like a failed case */
+    }
+    if (csv)
         fputs(csv_header, csv);
-    if (c->me == 0 && c->md != NULL && (md = fopen(c->md, "w")) != NULL)
+    if (md)
         fputs(md_header, md);
     if (c->me == 0)
         fputs(md_header, stdout);

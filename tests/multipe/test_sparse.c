@@ -127,3 +127,22 @@ Test(sparse, bad_option)
               "exit status %d:\n%s", r.status, test_tail(&r));
     test_run_free(&r);
 }
+
+/* A results file PE 0 cannot open ends the run, naming it, before any case
+ * runs (it exited 0 with nothing written; found by scripts/fuzz-args.py). */
+Test(sparse, unwritable_results_file_refused, .timeout = 120)
+{
+    static const char *const flag[] = {"--csv", "--md"};
+    for (size_t i = 0; i < 2; i++) {
+        char args[256], want[128];
+        snprintf(args, sizeof args, "--cpu -N 2000 -d 4 --density 0.01 -n 1 -w 0 %s "
+                 "/nonexistent-gshmem-dir/out", flag[i]);
+        test_run_t r = run_sparse(test_tp_env("shm"), 2, args);
+        snprintf(want, sizeof want, "cannot write the results: %s /nonexistent-gshmem-dir/out: "
+                 "No such file or directory", flag[i]);
+        cr_expect(r.status != 0 && strstr(r.output, want) != NULL,
+                  "%s: status %d (want non-zero) and '%s':\n%s", flag[i], r.status, want,
+                  test_tail(&r));
+        test_run_free(&r);
+    }
+}

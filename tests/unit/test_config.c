@@ -235,6 +235,15 @@ Test(config, invalid_values_rejected_by_name)
         {"GSHMEM_AGG_BUFS", "-1", "a count from 1 to 64"},
         {"GSHMEM_AGG_BUFS", "0", "a count from 1 to 64"},
         {"GSHMEM_AGG_WAIT_US", "-1", "microseconds from 0 to 10000000"},
+        /* were accepted at init, refused only by gshmem_agg_create */
+        {"GSHMEM_AGG_BYTES", "1T", "a size from 16 to 16M, a multiple of 8"},
+        {"GSHMEM_AGG_BYTES", "0", "a size from 16 to 16M, a multiple of 8"},
+        {"GSHMEM_AGG_BYTES", "12", "a size from 16 to 16M, a multiple of 8"},
+        {"GSHMEM_AGG_BYTES", "17M", "a size from 16 to 16M, a multiple of 8"},
+        /* empty items were skipped: ",," read as no library at all */
+        {"GSHMEM_SYMMETRIC_LIBS", ",,", "without an empty item"},
+        {"GSHMEM_SYMMETRIC_LIBS", "libfoo.so,", "without an empty item"},
+        {"GSHMEM_SYMMETRIC_LIBS", "liba.so,,libb.so", "without an empty item"},
         {"GSHMEM_STREAM_CE_MIN", "-1", "expected a size such as 512M or 2G"},
         {"GSHMEM_STREAM_CE_MIN", "256KX", "expected a size such as 512M or 2G"},
         {"GSHMEM_BOOTSTRAP", "slurm", "auto, local, mpi, pmix, self"},

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "perf_driver.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ void perf_opts_init(perf_opts_t *opts, const char *name, size_t min_size,
 
 int perf_parse_size(const char *s, size_t *size_p)
 {
-    if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+    if (s == NULL || !isdigit((unsigned char)*s))   /* strtoull would skip blanks and a '-' */
         return -1;
     errno = 0;
     char *end;
@@ -52,12 +53,26 @@ int perf_parse_size(const char *s, size_t *size_p)
     return 0;
 }
 
-static int parse_int(const char *s, int min, int *v_p)
+/* Digits with an optional sign, nothing else (strtol alone takes leading
+ * blanks). */
+int perf_parse_int(const char *s, long min, long max, long *v_p)
 {
+    const char *d = s + (*s == '+' || *s == '-');
+    if (!isdigit((unsigned char)*d))
+        return -1;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < min || v > 1000000000L)
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return -1;
+    *v_p = v;
+    return 0;
+}
+
+static int parse_int(const char *s, int min, int *v_p)
+{
+    long v;
+    if (perf_parse_int(s, min, 1000000000L, &v) != 0)
         return -1;
     *v_p = (int)v;
     return 0;
@@ -138,6 +153,10 @@ static int opts_apply(perf_opts_t *o, int c, const char *arg)
         }
         return 0;
     case 'o':
+        if (arg[0] == '\0') {
+            fprintf(stderr, "%s: -o '': expected a file name\n", o->name);
+            return -1;
+        }
         o->csv_path = arg;
         return 0;
     default:
@@ -147,19 +166,25 @@ static int opts_apply(perf_opts_t *o, int c, const char *arg)
 
 int perf_opts_parse(perf_opts_t *o, int argc, char **argv, const perf_extra_opts_t *extra)
 {
-    char optstring[128] = ":b:e:f:n:w:c:o:h";
+    /* "+": no reordering, so that the word of a bad flag is known (below);
+     * a stray argument ends the flags and is refused by name */
+    char optstring[128] = "+:b:e:f:n:w:c:o:h";
     if (extra && extra->optstring)
         strncat(optstring, extra->optstring, sizeof optstring - strlen(optstring) - 1);
     optind = 0;   /* glibc: full reset, so parse may be called again */
     int c;
-    while ((c = getopt(argc, argv, optstring)) != -1) {
+    /* at: optind before the call; getopt moves past a word once its last
+     * flag is read, so a bad flag's word is argv[optind - 1] when optind
+     * moved, else argv[optind] ("--csv" is flag '-' of the word "--csv") */
+    for (int at = 1; (c = getopt(argc, argv, optstring)) != -1; at = optind) {
         if (c == 'h') {
             perf_opts_usage(o, extra, stdout);
             return 1;
         }
         if (c == '?' || c == ':') {
-            fprintf(stderr, "%s: %s -%c\n", o->name,
-                    c == '?' ? "unknown flag" : "missing value of", optopt);
+            fprintf(stderr, "%s: %s -%c (in '%s')\n", o->name,
+                    c == '?' ? "unknown flag" : "missing value of", optopt,
+                    argv[optind > at ? optind - 1 : optind]);
             perf_opts_usage(o, extra, stderr);
             return -1;
         }

@@ -61,6 +61,9 @@ void perf_opts_usage(const perf_opts_t *opts, const perf_extra_opts_t *extra,
 /* "4096", "4K", "64M", "1G" (binary multiples, k/m/g too) -> bytes.
  * Returns 0, or -1 for an empty, malformed, negative or overflowing value. */
 int perf_parse_size(const char *s, size_t *size_p);
+/* A decimal integer in [min, max]: digits with an optional sign, nothing
+ * before or after them. Returns 0, or -1. */
+int perf_parse_int(const char *s, long min, long max, long *v_p);
 /* bytes -> "4K", "64M", "1G" when exact, else the byte count. */
 const char *perf_format_size(size_t size, char *buf, size_t len);
 

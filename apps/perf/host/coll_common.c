@@ -40,28 +40,34 @@ typedef struct coll_optctx {
     unsigned ops;
 } coll_optctx_t;
 
+/* -O LIST: names of coll_names or "all", comma-separated, no empty item. */
 static int coll_opt(int opt, const char *arg, void *ctx)
 {
     coll_optctx_t *oc = ctx;
-    char buf[256];
-    if (opt != 'O' || strlen(arg) >= sizeof buf)
+    if (opt != 'O')
         return -1;
-    strcpy(buf, arg);
     oc->ops = 0;
-    for (char *save, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+    for (const char *w = arg;;) {
+        size_t len = strcspn(w, ",");
         int k = 0;
-        while (k < COLL_NOPS && strcmp(w, coll_names[k]) != 0)
+        while (k < COLL_NOPS && (strlen(coll_names[k]) != len || strncmp(w, coll_names[k], len)))
             k++;
-        if (strcmp(w, "all") == 0)
+        if (len == 3 && strncmp(w, "all", 3) == 0)
             oc->ops |= COLL_ALL_OPS;
         else if (k < COLL_NOPS)
             oc->ops |= 1u << k;
         else {
-            fprintf(stderr, "%s: -O: unknown op '%s'\n", oc->name, w);
+            if (len == 0)
+                fprintf(stderr, "%s: -O '%s': an empty item in the list\n", oc->name, arg);
+            else
+                fprintf(stderr, "%s: -O '%s': unknown op '%.*s'\n", oc->name, arg,
+                        (int)(len > 64 ? 64 : len), w);
             return -1;
         }
+        if (w[len] == '\0')
+            return 0;
+        w += len + 1;
     }
-    return 0;
 }
 
 int coll_opts_parse(perf_opts_t *o, unsigned *ops_p, const char *name, int argc,

@@ -248,30 +248,68 @@ static int rate_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static void rate_usage_to(FILE *f, int status)
+{
+    fprintf(f, "usage: %s -p PROVIDER [-s SIZE>=8] [-n MSGS] [-W WINDOW] [-r REPEATS]\n",
+            NAME);
+    exit(status);
+}
+
 static void rate_usage(void)
 {
-    fprintf(stderr, "usage: %s -p PROVIDER [-s SIZE>=8] [-n MSGS] [-W WINDOW] [-r REPEATS]\n",
-            NAME);
-    exit(2);
+    rate_usage_to(stderr, 2);
+}
+
+/* The value v of flag -c: decimal digits only, in [lo, hi]; else said,
+ * naming the flag, and exit 2. (-n at most 1e9: the receiver's sum of
+ * sequence numbers stays within 64 bits.) */
+static uint64_t rate_number(int c, const char *v, uint64_t lo, uint64_t hi)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*v < '0' || *v > '9' || *end != '\0' || errno != 0 || x < lo || x > hi) {
+        fprintf(stderr, "%s: -%c '%s': expected a whole number from %" PRIu64 " to %" PRIu64
+                "\n", NAME, c, v, lo, hi);
+        rate_usage();
+    }
+    return x;
 }
 
 static void rate_parse(int argc, char **argv, rate_opts_t *o)
 {
     *o = (rate_opts_t){.prov = NULL, .size = 8, .msgs = 1000000, .window = 256, .repeats = 5};
     int c;
-    while ((c = getopt(argc, argv, "p:s:n:W:r:")) != -1) {
+    opterr = 0;   /* said here, naming the flag */
+    /* at: optind before the call; getopt moves past a word only once its
+     * last flag is read, so the word of a bad flag is argv[optind - 1]
+     * when optind moved, else argv[optind] ("--x", "-Zs") */
+    for (int at = optind; (c = getopt(argc, argv, "+:p:s:n:W:r:h")) != -1; at = optind) {
         switch (c) {
         case 'p': o->prov = optarg; break;
-        case 's': o->size = strtoull(optarg, NULL, 0); break;
-        case 'n': o->msgs = strtoull(optarg, NULL, 0); break;
-        case 'W': o->window = atoi(optarg); break;
-        case 'r': o->repeats = atoi(optarg); break;
-        default: rate_usage();
+        case 's': o->size = rate_number(c, optarg, sizeof(uint64_t), 1u << 20); break;
+        case 'n': o->msgs = rate_number(c, optarg, 1, 1000000000); break;
+        case 'W': o->window = (int)rate_number(c, optarg, 1, 1u << 16); break;
+        case 'r': o->repeats = (int)rate_number(c, optarg, 1, 1000); break;
+        case 'h': rate_usage_to(stdout, 0); break;
+        case ':':
+            fprintf(stderr, "%s: -%c needs a value\n", NAME, optopt);
+            rate_usage();
+            break;
+        default:
+            fprintf(stderr, "%s: unknown flag -%c (in '%s')\n", NAME, optopt,
+                    argv[optind > at ? optind - 1 : optind]);
+            rate_usage();
         }
     }
-    if (o->prov == NULL || o->size < sizeof(uint64_t) || o->msgs == 0 || o->window < 1 ||
-        o->repeats < 1)
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", NAME, argv[optind]);
         rate_usage();
+    }
+    if (o->prov == NULL || o->prov[0] == '\0') {
+        fprintf(stderr, "%s: -p PROVIDER is required\n", NAME);
+        rate_usage();
+    }
 }
 
 int main(int argc, char **argv)

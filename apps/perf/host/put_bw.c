@@ -35,9 +35,8 @@ static int bw_extra_opt(int opt, const char *arg, void *ctx)
         a->bidir = 1;
         return 0;
     }
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (opt != 'W' || end == arg || *end != '\0' || v < 1 || v > 1 << 20) {
+    long v;
+    if (opt != 'W' || perf_parse_int(arg, 1, 1 << 20, &v) != 0) {
         fprintf(stderr, NAME ": -W '%s': expected puts per iteration, 1..1048576\n", arg);
         return -1;
     }

@@ -263,9 +263,8 @@ static void qh_settle(void)
 static int qh_opt(int opt, const char *arg, void *ctx)
 {
     qh_opts_t *c = ctx;
-    char *end;
-    long v = strtol(arg, &end, 10), max = opt == 'T' ? 64 : 1000000;
-    if (*arg == '\0' || *end != '\0' || v < 1 || v > max) {
+    long v, max = opt == 'T' ? 64 : 1000000;
+    if (perf_parse_int(arg, 1, max, &v) != 0) {
         fprintf(stderr, NAME ": -%c '%s': expected an integer in 1..%ld\n", opt, arg, max);
         return -1;
     }

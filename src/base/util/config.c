@@ -214,6 +214,13 @@ static int gshmemi_config_transports_ok(const char *s)
     return 1;
 }
 
+/* "" (unset), or a comma list without an empty item. */
+static int gshmemi_config_list_ok(const char *s)
+{
+    size_t n = strlen(s);
+    return n == 0 || (s[0] != ',' && s[n - 1] != ',' && strstr(s, ",,") == NULL);
+}
+
 static int gshmemi_config_reject(const char *name, const char *value, const char *expect)
 {
     GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "invalid GSHMEM_%s=\"%s\": expected %s", name, value,
@@ -242,6 +249,8 @@ static const struct {
 } gshmemi_config_ranges[] = {
     {"TIMEOUT", offsetof(gshmemi_config_t, timeout), 0, LONG_MAX,
      "a number of seconds >= 0 (0: no limit)"},
+    {"STOPPED_TIMEOUT", offsetof(gshmemi_config_t, stopped_timeout), 0, 1000000000,
+     "whole seconds from 0 (never) to 1000000000"},
     {"IDLE_SPIN_US", offsetof(gshmemi_config_t, idle_spin_us), 0, 10000000,
      "microseconds from 0 to 10000000"},
     {"IDLE_NAP_US", offsetof(gshmemi_config_t, idle_nap_us), 1, 1000000,
@@ -287,12 +296,20 @@ static int gshmemi_config_validate(gshmemi_config_t *cfg)
     if (!gshmemi_config_transports_ok(cfg->transports))
         return gshmemi_config_reject("TRANSPORTS", cfg->transports,
                                      "auto or a comma list of p2p, shm, ofi (no repeats)");
+    if (!gshmemi_config_list_ok(cfg->symmetric_libs))
+        return gshmemi_config_reject("SYMMETRIC_LIBS", cfg->symmetric_libs,
+                                     "a comma list of library file names without an empty item");
     GSHMEMI_CHECK(gshmemi_config_check_ranges(cfg));
     if (cfg->ofi_am_chunk < 4096 || cfg->ofi_am_chunk > ((size_t)4 << 20))
         return gshmemi_config_reject_size("OFI_AM_CHUNK", cfg->ofi_am_chunk,
                                           "a size from 4K to 4M");
     if (cfg->symmetric_size == 0)
         return gshmemi_config_reject("SYMMETRIC_SIZE", "0", "a size > 0 such as 512M or 2G");
+    /* gshmem_agg.h's buf_bytes (16 .. 16 MiB, a multiple of 8): checked at
+     * init like AGG_BUFS, not first at gshmem_agg_create */
+    if (cfg->agg_bytes < 16 || cfg->agg_bytes > ((size_t)16 << 20) || cfg->agg_bytes % 8 != 0)
+        return gshmemi_config_reject_size("AGG_BYTES", cfg->agg_bytes,
+                                          "a size from 16 to 16M, a multiple of 8");
     /* Apply the log settings right away: the rest of init logs with them. */
     gshmemi_log_level = level;
     gshmemi_log_mask = mask;
