@@ -147,8 +147,14 @@ Test(hardening, pe_death_named_with_its_end, .timeout = 180)
         cr_expect(r.status == 0, "pe_kill none over %s: status %d:\n%s", tps[i], r.status,
                   test_tail(&r));
         test_run_free(&r);
+#ifdef GSHMEM_SANITIZED
+        /* ASan catches the SIGSEGV, reports it and aborts: signal 6 */
+        hd_death(tps[i], "segv 2 200 amo", 134, "gshmemrun: PE 2 (pid ",
+                 "was killed by signal 6");
+#else
         hd_death(tps[i], "segv 2 200 amo", 139, "gshmemrun: PE 2 (pid ",
                  "was killed by signal 11");
+#endif
         hd_death(tps[i], "exit3 1 150 barrier", 3, "gshmemrun: PE 1 (pid ",
                  "exited with status 3");
         hd_death(tps[i], "abort 3 init barrier", 134, "gshmemrun: PE 3 (pid ",
