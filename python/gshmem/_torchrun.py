@@ -171,14 +171,8 @@ def _read_pointer(rank, p):
               "made it (remove it, or set XDG_RUNTIME_DIR to a directory of your own)"
               % (p, e.strerror or e))
     with os.fdopen(fd) as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            what = "not a regular file"
-        elif st.st_uid != os.geteuid():
-            what = "owned by uid %d, not by this user (uid %d)" % (st.st_uid, os.geteuid())
-        elif st.st_mode & 0o077:
-            what = "open to other users (mode %o, not 600)" % stat.S_IMODE(st.st_mode)
-        else:
+        what = _not_private(os.fstat(f.fileno()), stat.S_ISREG, "not a regular file", "600")
+        if what is None:
             return f.read() or None
     _fail(rank, "the job's pointer %s is %s: refused, another user may have made it to send "
           "this job to a rendezvous of theirs (remove it, or set XDG_RUNTIME_DIR to a "
@@ -199,19 +193,27 @@ def _start_server(rank, n, d):
                                   "PATH)"))
 
 
+def _not_private(st, is_kind, not_kind, mode):
+    """Why st (lstat/fstat) is not this user's own file of the kind is_kind
+    tests (stat.S_ISDIR, S_ISREG: a link is neither), closed to others; None
+    when it is."""
+    if not is_kind(st.st_mode):
+        return not_kind
+    if st.st_uid != os.geteuid():
+        return "owned by uid %d, not by this user (uid %d)" % (st.st_uid, os.geteuid())
+    if st.st_mode & 0o077:
+        return "open to other users (mode %o, not %s)" % (stat.S_IMODE(st.st_mode), mode)
+    return None
+
+
 def _check_dir(rank, d):
     """d, once it exists, must be this user's own directory, closed to others."""
     try:
         st = os.lstat(d)
     except FileNotFoundError:
         return
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
-        what = "not a directory (a link or a file)"
-    elif st.st_uid != os.geteuid():
-        what = "owned by uid %d, not by this user (uid %d)" % (st.st_uid, os.geteuid())
-    elif st.st_mode & 0o077:
-        what = "open to other users (mode %o, not 700)" % stat.S_IMODE(st.st_mode)
-    else:
+    what = _not_private(st, stat.S_ISDIR, "not a directory (a link or a file)", "700")
+    if what is None:
         return
     _fail(rank, "the rendezvous directory %s is %s: refused, another user may have made it "
           "to catch this job's rendezvous (remove it, or set XDG_RUNTIME_DIR to a directory "
