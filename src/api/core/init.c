@@ -252,20 +252,16 @@ static int gshmemi_init_node_map(gshmemi_state_t *g)
                       g->n_pes);
         return GSHMEM_ERR_NOMEM;
     }
-    int rc = gshmemi_bootstrap_node_map(g->boot, g->node_of, &g->n_nodes);
-    /* each PE's pid, for the watch of stopped PEs on this node (peers.c) */
-    int me = (int)getpid(), *pid_of = calloc((size_t)g->n_pes, sizeof(int));
-    if (rc == 0 && pid_of == NULL)
-        rc = GSHMEM_ERR_NOMEM;
-    if (rc == 0)
-        rc = g->boot->ops->allgather(g->boot, &me, pid_of, sizeof me);
+    /* each PE's pid too, for the watch of stopped PEs on this node (peers.c) */
+    int *pid_of = calloc((size_t)g->n_pes, sizeof(int));
+    int rc = pid_of ? gshmemi_bootstrap_node_map_pids(g->boot, g->node_of, pid_of, &g->n_nodes)
+                    : GSHMEM_ERR_NOMEM;
     if (rc == 0)
         rc = gshmemi_peers_set(pid_of, g->node_of, g->my_pe, g->n_pes,
                                (int)g->cfg.stopped_timeout);
     free(pid_of);
     if (rc != 0) {
-        gshmemi_peers_clear();
-    free(g->node_of);
+        free(g->node_of);
         g->node_of = NULL;
         return rc;
     }

@@ -178,14 +178,23 @@ static void node_rec_fill(node_rec_t *r)
     }
 }
 
-int gshmemi_bootstrap_node_map(gshmemi_bootstrap_t *b, int *node_of, int *n_nodes_p)
+/* What each PE publishes for the node map: where it runs, and its pid. */
+typedef struct node_card {
+    node_rec_t node;
+    int32_t pid;
+} node_card_t;
+
+int gshmemi_bootstrap_node_map_pids(gshmemi_bootstrap_t *b, int *node_of, int *pid_of,
+                                    int *n_nodes_p)
 {
-    node_rec_t me, *all = malloc(sizeof(node_rec_t) * (size_t)b->n_pes);
+    node_card_t me, *all = malloc(sizeof(node_card_t) * (size_t)b->n_pes);
     if (!all) {
         GSHMEMI_ERROR(SUBSYS, "node map: out of memory for %d PEs", b->n_pes);
         return GSHMEM_ERR_NOMEM;
     }
-    node_rec_fill(&me);
+    memset(&me, 0, sizeof me);
+    node_rec_fill(&me.node);
+    me.pid = (int32_t)getpid();
     int rc = b->ops->allgather(b, &me, all, sizeof me);
     if (rc != 0) {
         free(all);
@@ -194,13 +203,20 @@ int gshmemi_bootstrap_node_map(gshmemi_bootstrap_t *b, int *node_of, int *n_node
     int n_nodes = 0;
     for (int p = 0; p < b->n_pes; p++) {
         int q = 0;   /* lowest PE on p's node */
-        while (q < p && memcmp(&all[q], &all[p], sizeof me) != 0)
+        while (q < p && memcmp(&all[q].node, &all[p].node, sizeof me.node) != 0)
             q++;
         node_of[p] = q == p ? n_nodes++ : node_of[q];
+        if (pid_of)
+            pid_of[p] = all[p].pid;
     }
     free(all);
     *n_nodes_p = n_nodes;
     return 0;
+}
+
+int gshmemi_bootstrap_node_map(gshmemi_bootstrap_t *b, int *node_of, int *n_nodes_p)
+{
+    return gshmemi_bootstrap_node_map_pids(b, node_of, NULL, n_nodes_p);
 }
 
 /* The creator's part: a fresh 0700 directory, or "" on failure (logged). */
