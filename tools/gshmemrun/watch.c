@@ -3,6 +3,7 @@
  * the objects of its PEs after gshmemrun itself was killed. */
 #define _GNU_SOURCE
 #include "launcher.h"
+#include "base/util/proc_state.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -59,18 +60,11 @@ void lr_remove_pe_shm(pid_t pid)
  * signalled, its exit status ignored. At a normal end it exits at the 0, and
  * gshmemrun waits for that (killing it if it does not go at once). */
 
-/* 1 when pid is gone or a zombie (its /proc/<pid>/stat state). */
+/* 1 when pid is gone or a zombie. */
 static int proc_gone(pid_t pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    const char *r = strrchr(buf, ')');   /* the name may hold spaces and parentheses */
-    return r == NULL || r[1] == '\0' || r[2] == 'Z' || r[2] == 'X';
+    char st = gshmemi_proc_state((int)pid);
+    return st == 0 || st == 'Z' || st == 'X';
 }
 
 /* After gshmemrun's death: each listed PE's objects once it is gone (one

@@ -86,7 +86,7 @@ void gshmemi_wait_watch(unsigned long spins)
                                                                  : GSHMEMI_WAIT_NAP_MAX_NS;
     gshmemi_wait_notice();
     char why[256];
-    if (gshmemi_peers_watch(why, sizeof why) != 0)   /* base/util/peers.c */
+    if (gshmemi_peers_watch(gshmemi_wait_began_ns, why, sizeof why) != 0)   /* base/util/peers.c */
         gshmemi_fatal("wait", "%s", why);
     long limit = gshmemi_g.cfg.timeout;
     if (limit > 0 && waited > (uint64_t)limit * 1000000000ull)

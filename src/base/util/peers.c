@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/util/peers.h"
+#include "base/util/proc_state.h"
 #include "base/util/idle.h"
 #include "base/util/log.h"
 #include "gshmem_types.h"
@@ -61,32 +62,18 @@ void gshmemi_peers_clear(void)
     pthread_mutex_unlock(&peers_lock);
 }
 
-/* 1 when pid is stopped by a signal (state T). */
-static int stopped(int pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *r = strrchr(buf, ')');   /* the name may hold spaces and parentheses */
-    return r != NULL && r[1] == ' ' && r[2] == 'T';
-}
-
-int gshmemi_peers_watch(char *why, size_t cap)
+int gshmemi_peers_watch(uint64_t began_ns, char *why, size_t cap)
 {
     uint64_t now = gshmemi_now_ns();
     int rc = 0;
-    if (peers.stopped_s <= 0 || now - __atomic_load_n(&peers.last, __ATOMIC_RELAXED) < LOOK_NS ||
+    if (peers.stopped_s <= 0 || now - began_ns < LOOK_NS ||
+        now - __atomic_load_n(&peers.last, __ATOMIC_RELAXED) < LOOK_NS ||
         pthread_mutex_trylock(&peers_lock) != 0)
         return 0;
     int gap = peers.last != 0 && now - peers.last > GAP_NS;
     peers.last = now;
     for (int i = 0; i < peers.n && rc == 0; i++) {
-        if (gap || !stopped(peers.pid[i])) {
+        if (gap || gshmemi_proc_state(peers.pid[i]) != 'T') {
             peers.since[i] = 0;
             continue;
         }

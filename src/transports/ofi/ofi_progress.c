@@ -275,12 +275,15 @@ int ofi_sync_wait(ofi_state_t *s, ofi_sync_t *sync)
                       (unsigned long long)(want - __atomic_load_n(&sync->done, __ATOMIC_ACQUIRE)));
         return GSHMEM_ERR_INTERNAL;
     }
+    uint64_t began = 0;   /* of the wait, once it first found nothing to do */
     while (__atomic_load_n(&sync->done, __ATOMIC_ACQUIRE) < want) {
         int n = ofi_progress_once(s);
         char why[256];
         if (n < 0)
             return n;
-        if (n == 0 && gshmemi_peers_watch(why, sizeof why) != 0) {   /* base/util/peers.c */
+        if (n == 0 && began == 0)
+            began = gshmemi_now_ns();
+        if (n == 0 && gshmemi_peers_watch(began, why, sizeof why) != 0) {   /* base/util/peers.c */
             GSHMEMI_ERROR(OFI_SUBSYS, "ofi: a wait for %llu operations gives up: %s",
                           (unsigned long long)(want - __atomic_load_n(&sync->done,
                                                                       __ATOMIC_ACQUIRE)), why);
