@@ -3,7 +3,8 @@
  * wait in a barrier, a reduction, wait_until or a lock ends the job within
  * 2 s of its death, the launcher naming it, over shm and ofi/tcp (and in
  * a barrier under mpirun, with the mpi and the pmix bootstraps, 2 s plus
- * mpirun's own second); under
+ * mpirun's own second; under mpirun --enable-recovery, which ends nobody,
+ * the waiting PEs end by themselves naming it); under
  * gshmemrun --serve (nobody signals the PEs) the waiting PEs end by
  * themselves, naming it; GSHMEM_TIMEOUT, when set, bounds one wait. The
  * launcher names the PE that failed first, not the survivors' transport
@@ -98,6 +99,49 @@ static void expect_death_named_mpirun(const char *boot)
 
 Test(wait_dead, barrier_mpirun_mpi, .timeout = 90) { expect_death_named_mpirun("mpi"); }
 Test(wait_dead, barrier_mpirun_pmix, .timeout = 90) { expect_death_named_mpirun("pmix"); }
+
+/* mpirun --enable-recovery keeps the job going after a death, and Open MPI
+ * 4.1's mpirun tells its PMIx clients nothing: the waiting PEs see in /proc
+ * that PE 1 has ended (base/util/peers.c), end by themselves naming it, and
+ * their abort then ends the job (mpirun's second again). Before, they
+ * waited forever (the lock's polls never even looked). */
+static void expect_death_seen_recovery(const char *boot, const char *tp, const char *where)
+{
+    char env[512];
+    if (!(strcmp(boot, "mpi") == 0 ? TEST_HAVE_MPI : TEST_HAVE_PMIX))
+        cr_skip_test("gshmem was built without the %s bootstrap", boot);
+    snprintf(env, sizeof env, "GSHMEM_BOOTSTRAP=%s %s", boot, test_tp_env(tp));
+    test_run_t r = test_run_mpirun_via(3, env, "--enable-recovery", "pe_wait", where, 60);
+    double dt = since_death(&r, realtime_s());
+    /* that mpirun exits 0 whatever its ranks return (measured: sh -c 'exit 3') */
+    cr_expect(strstr(r.output, "aborted the job (status 1)"),
+              "%s/%s/%s: no PE aborted the job although PE 1 died:\n%s", boot, tp, where,
+              test_tail(&r));
+    cr_expect(strstr(r.output, ": PE 1 (pid ") &&
+                  strstr(r.output, "on this node ended before gshmem_finalize"),
+              "%s/%s/%s: no PE named PE 1's end:\n%s", boot, tp, where, test_tail(&r));
+    cr_expect_lt(dt, DEATH_LIMIT_S + MPIRUN_SIGKILL_TIMEOUT_S,
+                 "%s/%s/%s: the job ended %.2f s after PE 1 died:\n%s", boot, tp, where, dt,
+                 test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(wait_dead, recovery_pmix_shm_barrier, .timeout = 90)
+{
+    expect_death_seen_recovery("pmix", "shm", "die barrier");
+}
+Test(wait_dead, recovery_mpi_ofi_tcp_reduce, .timeout = 90)
+{
+    expect_death_seen_recovery("mpi", "ofi-tcp", "die reduce");
+}
+Test(wait_dead, recovery_mpi_shm_wait_until, .timeout = 90)
+{
+    expect_death_seen_recovery("mpi", "shm", "die wait_until");
+}
+Test(wait_dead, recovery_pmix_ofi_tcp_lock, .timeout = 90)
+{
+    expect_death_seen_recovery("pmix", "ofi-tcp", "die lock");
+}
 
 /* Under gshmemrun --serve nobody signals the PEs: the two waiting in a
  * wait_until learn of PE 1's death from the server and end by themselves,

@@ -480,12 +480,12 @@ void gshmem_finalize(void)
     /* the contexts' operations complete before peers may leave (and close) */
     gshmemi_ctx_destroy_all("gshmem_finalize");
     gshmemi_barrier_all("gshmem_finalize");
+    gshmemi_peers_clear();   /* past this barrier a PE may leave: no longer a death */
     gshmemi_team_teardown(g);
     gshmemi_device_state_teardown(g);   /* before p2p frees the peer table */
     gshmemi_select_finalize(g);
     gshmemi_reg_clear(&g->regs);
     gshmemi_heap_destroy(&g->heap);
-    gshmemi_peers_clear();
     free(g->node_of);
     gshmemi_trace_fini(1);
     int rc = g->boot->ops->finalize(g->boot);

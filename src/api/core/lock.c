@@ -6,14 +6,14 @@
  * works over every transport): the high 32 bits hand out tickets, the low
  * 32 bits name the ticket being served.
  * - set: take a ticket (fetch-add of 1 << 32), then poll (atomic fetch)
- *   until it is served; FIFO, no starvation.
+ *   until it is served; FIFO, no starvation. The polls are a wait
+ *   (gshmemi_wait_step): a dead holder ends it with a message.
  * - clear: quiet (the holder's puts and AMOs are complete and visible
  *   before the next holder enters), then advance the low half by a
  *   compare-and-swap (the high half may move meanwhile; an add could carry
  *   into it when the low half wraps).
  * - test: take a ticket only when nobody holds or waits (compare-and-swap
  *   from a value whose halves are equal); never waits. 0: acquired. */
-#include <sched.h>
 
 #include "core.h"
 
@@ -46,10 +46,11 @@ void gshmem_set_lock(int64_t *lock)
     gshmemi_amo(call, GSHMEMI_AMO_FETCH_ADD, GSHMEMI_DT_UINT64, lock, &ticket, NULL, &old,
                 GSHMEMI_LOCK_PE);
     uint32_t mine = (uint32_t)(old >> 32);
-    while ((uint32_t)gshmemi_lock_fetch(call, lock) != mine) {
-        gshmemi_progress_all();
-        sched_yield();   /* each look is an AMO: let the holder run */
-    }
+    /* a wait like the others (wait.c): it yields (each look is an AMO: let
+     * the holder run), naps when long, and ends if the job fails (a holder
+     * that died never clears) */
+    for (unsigned long spins = 0; (uint32_t)gshmemi_lock_fetch(call, lock) != mine; spins++)
+        gshmemi_wait_step(spins);
 }
 
 void gshmem_clear_lock(int64_t *lock)
