@@ -19,11 +19,13 @@
 #include "test_ofi.h"
 #include "base/util/log.h"
 #include "fake_boot.h"
+#include "transports/ofi/ofi.h"   /* ofi_state: the provider chosen */
 
 #define FB_SLOT 4096
 #define FB_WAIT_S 120
 
-enum { TOFI_FULL = 0, TOFI_INIT_ONLY, TOFI_UNKNOWN, TOFI_STALE_SHM };
+enum { TOFI_FULL = 0, TOFI_INIT_ONLY, TOFI_UNKNOWN, TOFI_STALE_SHM, TOFI_CHOICE_NODE,
+       TOFI_CHOICE_NODES };
 
 static int tofi_amo_contention(tofi_pe_t *p)
 {
@@ -104,6 +106,8 @@ static int tofi_child(int pe, int n, fake_boot_t *sh, const char *prov, int whic
                               .size = TOFI_HEAP_SIZE, .fd = -1, .cuda_device = -1};
     snprintf(cfg.ofi_provider, sizeof cfg.ofi_provider, "%s", prov);
     int *node_of = calloc((size_t)n, sizeof *node_of);
+    for (int i = 0; i < n && which == TOFI_CHOICE_NODES; i++)
+        node_of[i] = i;   /* as if every PE had a node of its own */
     gshmemi_tp_env_t env = {.cfg = &cfg, .boot = &boot, .heap = &p.heap, .node_of = node_of,
                             .my_pe = pe, .n_pes = n};
     p.tp.ops = &gshmemi_ofi_ops;
@@ -120,6 +124,14 @@ static int tofi_child(int pe, int n, fake_boot_t *sh, const char *prov, int whic
     }
     if (which == TOFI_FULL && tofi_run_scenarios(&p) != 0)
         return 13;
+    if (which == TOFI_CHOICE_NODE || which == TOFI_CHOICE_NODES) {
+        const char *got = ofi_state(&p.tp)->prov_name;
+        int bad = strcmp(got, "sockets") == 0 ||
+                  (which == TOFI_CHOICE_NODES && strcmp(got, "tcp;ofi_rxm") != 0);
+        fprintf(stderr, "PE %d: default provider %s%s\n", pe, got, bad ? ": wrong" : "");
+        if (bad)
+            return 15;
+    }
     rc = p.tp.ops->finalize(&p.tp);
     if (which == TOFI_STALE_SHM)
         tofi_plant_stale_regions(0);
@@ -226,6 +238,21 @@ Test(ofi, init_finalize_1pe, .timeout = 60)
 Test(ofi, shm_stale_regions_of_reused_pid, .timeout = 60)
 {
     tofi_run(2, "shm", TOFI_STALE_SHM, 50, NULL);
+}
+
+/* Without GSHMEM_OFI_PROVIDER: never the deprecated sockets where another
+ * provider fits (it used to be the default: first to fit every feature
+ * asked), and across nodes neither shm, which reaches one node only: here
+ * (loopback) tcp;ofi_rxm. */
+Test(ofi, default_provider_one_node, .timeout = 60)
+{
+    tofi_run(2, "", TOFI_CHOICE_NODE, 50, NULL);
+}
+
+Test(ofi, default_provider_across_nodes, .timeout = 60)
+{
+    setenv("FI_TCP_IFACE", "lo", 1);
+    tofi_run(2, "", TOFI_CHOICE_NODES, 50, NULL);
 }
 
 Test(ofi, unknown_provider_clear_error, .timeout = 60)

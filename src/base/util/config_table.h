@@ -29,7 +29,8 @@ GSHMEMI_CFG(bool, P2P_BATCH, p2p_batch, "1",
             "p2p: small puts and signals from the engine go through batches (0: a CUDA "
             "call each)")
 GSHMEMI_CFG(string, OFI_PROVIDER, ofi_provider, "",
-            "libfabric provider, e.g. shm, tcp;ofi_rxm, verbs;ofi_rxm (empty: first that fits)")
+            "libfabric provider, e.g. shm, tcp;ofi_rxm, verbs;ofi_rxm (empty: a fabric's own, then "
+            "tcp or shm, then udp, sockets last)")
 GSHMEMI_CFG(bool, OFI_AM, ofi_am, "0",
             "ofi: use the active-message path (what a CUDA heap takes without FI_HMEM) for a "
             "host heap too: tests and benchmarks of that path without a GPU")

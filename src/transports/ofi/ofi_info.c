@@ -13,7 +13,7 @@
                       FI_MR_ENDPOINT)
 
 static struct fi_info *ofi_hints_make(const gshmemi_tp_env_t *env, uint64_t caps,
-                                      uint64_t op_flags)
+                                      uint64_t op_flags, const char *prov)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h)
@@ -27,17 +27,20 @@ static struct fi_info *ofi_hints_make(const gshmemi_tp_env_t *env, uint64_t caps
     h->domain_attr->threading = FI_THREAD_SAFE;
     h->domain_attr->av_type = FI_AV_TABLE;
     h->tx_attr->op_flags = op_flags;
-    if (env->cfg->ofi_provider[0])
-        h->fabric_attr->prov_name = strdup(env->cfg->ofi_provider);
+    if (prov == NULL && env->cfg->ofi_provider[0])
+        prov = env->cfg->ofi_provider;
+    if (prov != NULL)
+        h->fabric_attr->prov_name = strdup(prov);
     return h;
 }
 
-/* 0 and *info_p when some provider fits caps/op_flags and the message
- * order asked (tx and rx); else the fi error. */
+/* 0 and *info_p when some provider (prov, NULL: GSHMEM_OFI_PROVIDER or any)
+ * fits caps/op_flags and the message order asked (tx and rx); else the fi
+ * error. */
 static int ofi_try_order(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op_flags,
-                         uint64_t order, struct fi_info **info_p)
+                         uint64_t order, const char *prov, struct fi_info **info_p)
 {
-    struct fi_info *h = ofi_hints_make(env, caps, op_flags), *info = NULL;
+    struct fi_info *h = ofi_hints_make(env, caps, op_flags, prov), *info = NULL;
     if (!h)
         return -FI_ENOMEM;
     h->tx_attr->msg_order = h->rx_attr->msg_order = order;
@@ -51,7 +54,50 @@ static int ofi_try_order(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op
 static int ofi_try(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op_flags,
                    struct fi_info **info_p)
 {
-    return ofi_try_order(env, caps, op_flags, 0, info_p);
+    return ofi_try_order(env, caps, op_flags, 0, NULL, info_p);
+}
+
+/* The default choice (GSHMEM_OFI_PROVIDER unset) goes by provider first,
+ * then by what the provider offers (the tries below): a provider of a
+ * lower tier with fewer features beats a higher tier's best.
+ * 0: a fabric's own (verbs, efa, cxi, psm2, psm3, opx);
+ * 1: tcp (ofi_rxm over it) and shm, in libfabric's order;
+ * 2: udp (ofi_rxd over it: retransmits in software) and any other (net,
+ *    new in libfabric 1.17, failed gshmem_init here);
+ * 3: sockets, deprecated upstream; it was the first to fit every feature
+ *    asked here and failed across two nodes under a put + fetch_add load
+ *    (Input/output error) where tcp;ofi_rxm ran.
+ * -1: never: shm when the job spans nodes (it reaches this node only). */
+#define OFI_TIERS 4
+static int ofi_prov_tier(const gshmemi_tp_env_t *env, const char *prov)
+{
+    int multi_node = 0;
+    for (int p = 0; p < env->n_pes && env->node_of != NULL; p++)
+        multi_node |= env->node_of[p] != env->node_of[env->my_pe];
+    if (strcmp(prov, "shm") == 0)
+        return multi_node ? -1 : 1;
+    if (strncmp(prov, "sockets", 7) == 0)
+        return 3;
+    if (strncmp(prov, "tcp", 3) == 0)
+        return 1;
+    static const char *const fabrics[] = {"verbs", "efa", "cxi", "psm2", "psm3", "opx"};
+    for (size_t i = 0; i < sizeof fabrics / sizeof fabrics[0]; i++)
+        if (strncmp(prov, fabrics[i], strlen(fabrics[i])) == 0)
+            return 0;
+    return 2;
+}
+
+/* The first entry of list whose provider is of tier (a copy), or NULL;
+ * frees list. With GSHMEM_OFI_PROVIDER set: the first, at tier 0. */
+static struct fi_info *ofi_pick(const gshmemi_tp_env_t *env, struct fi_info *list, int tier)
+{
+    struct fi_info *pick = NULL;
+    for (struct fi_info *i = list; i != NULL && pick == NULL; i = i->next)
+        if (env->cfg->ofi_provider[0] ? tier == 0
+                                      : ofi_prov_tier(env, i->fabric_attr->prov_name) == tier)
+            pick = fi_dupinfo(i);
+    fi_freeinfo(list);
+    return pick;
 }
 
 /* Names of every provider libfabric offers, for the error message. */
@@ -144,15 +190,11 @@ static void ofi_info_record(ofi_state_t *s, struct fi_info *info, uint64_t op_fl
  * sequence number anyway). */
 static int ofi_info_select_am(ofi_state_t *s, const gshmemi_tp_env_t *env)
 {
-    for (int sas = 1; sas >= 0; sas--) {
-        struct fi_info *h = ofi_hints_make(env, FI_MSG, 0), *info = NULL;
-        if (!h)
-            return GSHMEM_ERR_NOMEM;
-        if (sas)
-            h->tx_attr->msg_order = h->rx_attr->msg_order = FI_ORDER_SAS;
-        int rc = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &info);
-        fi_freeinfo(h);
-        if (rc != 0)
+    for (int k = 0; k < 2 * OFI_TIERS; k++) {
+        int sas = k % 2 == 0, tier = k / 2;   /* ofi_prov_tier */
+        struct fi_info *info = NULL;
+        if (ofi_try_order(env, FI_MSG, 0, sas ? FI_ORDER_SAS : 0, NULL, &info) != 0 ||
+            (info = ofi_pick(env, info, tier)) == NULL)
             continue;
         ofi_info_record(s, info, 0);
         s->am_mode = 1;
@@ -187,16 +229,23 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
      * of an RMA gets no CQ entry, ofi_progress.c). */
     static const struct { uint64_t caps, flags; } tries[] = {
         {FI_FENCE, FI_DELIVERY_COMPLETE}, {0, FI_DELIVERY_COMPLETE}, {FI_FENCE, 0}, {0, 0}};
-    for (size_t i = 0; i < 2 * (sizeof tries / sizeof tries[0]) && !am_only; i++) {
+    size_t n_tries = 2 * (sizeof tries / sizeof tries[0]);
+    for (size_t k = 0; k < OFI_TIERS * n_tries && !am_only; k++) {
+        size_t i = k % n_tries;
+        int tier = (int)(k / n_tries);   /* ofi_prov_tier: the provider first */
         struct fi_info *info = NULL;
         uint64_t event = i % 2 == 0 ? FI_RMA_EVENT : 0;
-        if (ofi_try(env, base | event | tries[i / 2].caps, tries[i / 2].flags, &info) != 0)
+        if (ofi_try(env, base | event | tries[i / 2].caps, tries[i / 2].flags, &info) != 0 ||
+            (info = ofi_pick(env, info, tier)) == NULL)
             continue;
+        if (tier == OFI_TIERS - 1 && !env->cfg->ofi_provider[0])
+            GSHMEMI_WARN(OFI_SUBSYS, "ofi: only the deprecated provider '%s' fits; "
+                         "GSHMEM_OFI_PROVIDER names another", info->fabric_attr->prov_name);
         /* The same with writes in order (tcp: one stream per pair): then a
          * signal needs no wait for the data before it. */
         struct fi_info *ordered = NULL;
         int waw = ofi_try_order(env, base | event | tries[i / 2].caps, tries[i / 2].flags,
-                                FI_ORDER_WAW, &ordered) == 0;
+                                FI_ORDER_WAW, info->fabric_attr->prov_name, &ordered) == 0;
         if (waw) {
             fi_freeinfo(info);
             info = ordered;
