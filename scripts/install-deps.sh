@@ -6,9 +6,11 @@ set -euo pipefail
 # the device API with it for gfx90a (compile check only, no AMD GPU needed).
 # python3-numpy, python3-torch (1.13, CPU): the Python package's tests
 # (tests/python, run by /usr/bin/python3; about a minute of apt).
+# iproute2, util-linux: the simulated nodes of tests/cluster (ip, unshare,
+# nsenter).
 pkgs=(build-essential cmake pkg-config libfabric-dev libfabric-bin libhwloc-dev
       libcriterion-dev libopenmpi-dev openmpi-bin libpmix-dev hipcc
-      python3-numpy python3-torch)
+      python3-numpy python3-torch iproute2 util-linux)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

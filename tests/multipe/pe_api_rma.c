@@ -176,7 +176,13 @@ static void test_zero_bytes(void)
 }
 
 /* gshmem_ptr: usable for shm peers (write through it, the owner sees it),
- * NULL for ofi peers; this PE's own address for itself. */
+ * NULL for ofi peers (every peer under GSHMEM_TRANSPORTS=ofi, and those on
+ * other nodes: not in GSHMEM_TEAM_NODE); this PE's own address for itself. */
+static int ptr_expected(int over_ofi, int pe)
+{
+    return !over_ofi && gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, pe, GSHMEM_TEAM_NODE) >= 0;
+}
+
 static void test_ptr(const char *tps)
 {
     int over_ofi = tps != NULL && strcmp(tps, "ofi") == 0;
@@ -190,7 +196,7 @@ static void test_ptr(const char *tps)
         int *p = gshmem_ptr(slots, pe);
         if (pe == me)
             continue;
-        if (over_ofi) {
+        if (!ptr_expected(over_ofi, pe)) {
             PE_CHECK(p == NULL, "gshmem_ptr to PE %d over ofi is %p, expected NULL", pe,
                      (void *)p);
         } else {
@@ -200,10 +206,10 @@ static void test_ptr(const char *tps)
         }
     }
     gshmem_barrier_all();
-    if (!over_ofi)
-        for (int p = 0; p < npes; p++)
-            PE_CHECK(p == me || slots[p] == p + 100, "store through gshmem_ptr by PE %d: "
-                     "slot is %d, expected %d", p, slots[p], p + 100);
+    for (int p = 0; p < npes; p++)
+        PE_CHECK(p == me || !ptr_expected(over_ofi, p) || slots[p] == p + 100,
+                 "store through gshmem_ptr by PE %d: slot is %d, expected %d", p, slots[p],
+                 p + 100);
     gshmem_barrier_all();
     gshmem_free(slots);
 }

@@ -146,6 +146,7 @@ static int ofi_local_setup(ofi_state_t *s, const gshmemi_tp_env_t *env, ofi_card
         return GSHMEM_ERR_TRANSPORT;
     }
     me->addr_len = (uint32_t)len;
+    GSHMEMI_CHECK(ofi_check_reach(s, env, me->addr, len));
     me->base = (uint64_t)(uintptr_t)s->heap->base;
     /* the heap MR's key, or on the active-message path (no heap MR) the key
      * this PE's messages carry: either is the PE's secret for the others */

@@ -189,6 +189,10 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env);
  * node), before the endpoint opens; the note on what protects it, after
  * connect. */
 int ofi_bind_address(ofi_state_t *s, const gshmemi_tp_env_t *env);
+/* 0, or an error naming the interface variable when a job over several
+ * nodes would publish a loopback address (addr: the endpoint's name). */
+int ofi_check_reach(ofi_state_t *s, const gshmemi_tp_env_t *env, const void *addr,
+                    size_t len);
 void ofi_security_note(ofi_state_t *s, const gshmemi_tp_env_t *env);
 /* 8 random bytes from the kernel (getrandom); logs what failed. */
 int ofi_random_u64(uint64_t *out, const char *what);

@@ -85,6 +85,34 @@ int ofi_bind_address(ofi_state_t *s, const gshmemi_tp_env_t *env)
     return 0;
 }
 
+/* A job over several nodes whose endpoint is on loopback (FI_TCP_IFACE=lo
+ * carried from a one-node setup) would start, and then its PEs would wait
+ * forever for peers that can never connect: refuse at init instead. */
+int ofi_check_reach(ofi_state_t *s, const gshmemi_tp_env_t *env, const void *addr,
+                    size_t len)
+{
+    if (!s->ip || ofi_single_node(env))
+        return 0;
+    const struct sockaddr *sa = addr;
+    int loop = 0;
+    if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+        loop = (ntohl(((const struct sockaddr_in *)addr)->sin_addr.s_addr) >> 24) == 127;
+    else if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+        loop = IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)addr)->sin6_addr);
+    if (!loop)
+        return 0;
+    char var[48], set[128] = "";
+    ofi_iface_var(s->prov_name, var, sizeof var);
+    const char *iface = getenv(var);
+    if (iface != NULL)
+        snprintf(set, sizeof set, " (%s=%s)", var, iface);
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: PE %d's endpoint (provider '%s') is on loopback%s, but the "
+                  "job spans nodes: PEs on the others could never reach it; set %s to an "
+                  "interface of the network between the nodes", s->my_pe, s->prov_name, set,
+                  var);
+    return GSHMEM_ERR_TRANSPORT;
+}
+
 /* After the endpoint is named: where it listens, and (GSHMEM_INFO, PE 0)
  * what protects it. */
 void ofi_security_note(ofi_state_t *s, const gshmemi_tp_env_t *env)

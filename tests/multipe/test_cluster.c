@@ -1,0 +1,326 @@
+/* test_cluster.c: jobs across nodes, on one machine. tests/cluster/cluster.sh
+ * makes simulated nodes (network, UTS, IPC and mount namespaces, private
+ * /dev/shm and /tmp, a veth each to a bridge, 198.18.<c>.<k>/24); this
+ * driver checks the fixture itself, then runs PE programs at 2 nodes x 2
+ * PEs under Open MPI's mpirun (started in node 1, the second node's orted
+ * through tests/cluster/rsh-agent.sh), with the pmix and the mpi
+ * bootstraps: PEs of one node must reach each other over shm, the others
+ * over ofi (tcp;ofi_rxm on the nodes' eth0). Every test takes its cluster
+ * down in its .fini, whatever happened; one that cannot make nodes (no
+ * root, no unshare) skips with cluster.sh's reason. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests_common.h"
+
+int gshmemi_rmtree(const char *path);
+
+#define CL_SH "bash " GSHMEM_SOURCE_DIR "/tests/cluster/cluster.sh"
+#define CL_AGENT "bash " GSHMEM_SOURCE_DIR "/tests/cluster/rsh-agent.sh"
+#define CL_NODES 2
+#define CL_SLOTS 2
+#define CL_TIMEOUT_S 30
+#define CL_PATH_MAX 512   /* the cluster's folder; longer ones are refused */
+
+typedef struct cl_node {
+    int pid;
+    char host[64];
+    char addr[32];
+} cl_node_t;
+
+/* This test's cluster (each test runs in a process of its own). */
+static char cl_dir[CL_PATH_MAX];
+static char cl_subnet[32];
+static cl_node_t cl_node[CL_NODES + 1];   /* 1-based, as cluster.sh counts */
+
+static const char *cl_build_dir(void)
+{
+    const char *d = getenv("GSHMEM_TEST_BUILD_DIR");
+    return d && *d ? d : GSHMEM_BUILD_DIR;
+}
+
+static void cl_read_dir(void)
+{
+    char path[CL_PATH_MAX + 16];
+    FILE *f;
+    int k, n = 0;
+    cl_node_t nd;
+
+    snprintf(path, sizeof path, "%s/nodes", cl_dir);
+    cr_assert_not_null(f = fopen(path, "r"), "cluster.sh up wrote no %s", path);
+    while (fscanf(f, "%d %d %63s %31s", &k, &nd.pid, nd.host, nd.addr) == 4)
+        if (k >= 1 && k <= CL_NODES) {
+            cl_node[k] = nd;
+            n++;
+        }
+    fclose(f);
+    cr_assert_eq(n, CL_NODES, "%s: %d nodes, expected %d", path, n, CL_NODES);
+    snprintf(path, sizeof path, "%s/subnet", cl_dir);
+    cr_assert_not_null(f = fopen(path, "r"), "cluster.sh up wrote no %s", path);
+    cr_assert_eq(fscanf(f, "%31s", cl_subnet), 1, "%s is empty", path);
+    fclose(f);
+}
+
+/* CL_NODES nodes of CL_SLOTS slots in a fresh folder of the build tree
+ * (each node has a /tmp of its own, through which the build and the
+ * sources stay visible: CLUSTER_KEEP). Skips with cluster.sh's reason. */
+static void cl_up(void)
+{
+#ifdef GSHMEM_SANITIZED   /* CI's time: the same library paths run in its other tests */
+    cr_skip_test("sanitizer build: the simulated nodes belong to the normal build's suite");
+#endif
+    char real[PATH_MAX], cmd[3 * PATH_MAX];
+
+    if (realpath(cl_build_dir(), real) == NULL)
+        cr_assert_fail("build folder %s: %m", cl_build_dir());
+    if (strncmp(real, "/dev/shm/", 9) == 0)
+        cr_skip_test("the build folder %s is under /dev/shm, which each simulated node "
+                     "covers with a tmpfs of its own", real);
+    if (strlen(real) + 32 > sizeof cl_dir)
+        cr_skip_test("the build folder's path is longer than %zu bytes", sizeof cl_dir - 32);
+    snprintf(cl_dir, sizeof cl_dir, "%.*s/tests/cluster-XXXXXX", CL_PATH_MAX - 32, real);
+    if (mkdtemp(cl_dir) == NULL) {
+        cl_dir[0] = '\0';
+        cr_assert_fail("mkdtemp under %s/tests: %m", real);
+    }
+    /* a clone under /tmp: its build and sources stay visible in the nodes */
+    snprintf(cmd, sizeof cmd, "env CLUSTER_KEEP='%s %s' " CL_SH " up %s %d %d", real,
+             GSHMEM_SOURCE_DIR, cl_dir, CL_NODES, CL_SLOTS);
+    test_run_t r = test_run(NULL, cmd, CL_TIMEOUT_S);
+    if (r.status == 77) {
+        char why[512];
+        const char *s = strstr(r.output, "cannot make nodes: ");
+        snprintf(why, sizeof why, "%s", s ? s : r.output);
+        why[strcspn(why, "\n")] = '\0';
+        test_run_free(&r);
+        cr_skip_test("cluster.sh: %s", why);
+    }
+    cr_assert_eq(r.status, 0, "cluster.sh up: status %d:\n%s", r.status, test_tail(&r));
+    test_run_free(&r);
+    cl_read_dir();
+}
+
+/* .fini of every test: the cluster goes, whatever the test did. */
+static void cl_down(void)
+{
+    char cmd[CL_PATH_MAX + 64];
+
+    if (cl_dir[0] == '\0')
+        return;
+    snprintf(cmd, sizeof cmd, CL_SH " down %s", cl_dir);
+    test_run_t r = test_run(NULL, cmd, CL_TIMEOUT_S);
+    cr_expect_eq(r.status, 0, "cluster.sh down: status %d:\n%s", r.status, test_tail(&r));
+    test_run_free(&r);
+    if (r.status == 0)
+        gshmemi_rmtree(cl_dir);
+    cl_dir[0] = '\0';
+}
+
+/* cmd (test_run's form) in node k. */
+static test_run_t cl_run(int k, const char *env, const char *cmd)
+{
+    char line[CL_PATH_MAX + 4200];
+    snprintf(line, sizeof line, CL_SH " run %s %d %s", cl_dir, k, cmd);
+    return test_run(env, line, CL_TIMEOUT_S);
+}
+
+/* cmd in node k must exit 0; returns its output's first line (static). */
+static const char *cl_check(int k, const char *cmd)
+{
+    static char first[256];
+    test_run_t r = cl_run(k, NULL, cmd);
+    cr_assert_eq(r.status, 0, "node %d: %s: status %d:\n%s", k, cmd, r.status, test_tail(&r));
+    snprintf(first, sizeof first, "%s", r.output);
+    first[strcspn(first, "\n")] = '\0';
+    test_run_free(&r);
+    return first;
+}
+
+/* How many processes are in the network namespace ns ("net:[N]"). */
+static int procs_in_netns(const char *ns)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+
+    cr_assert_not_null(d);
+    while ((e = readdir(d)) != NULL) {
+        char path[300], link[64];
+        ssize_t len;
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/ns/net", e->d_name);
+        len = readlink(path, link, sizeof link - 1);
+        if (len > 0) {
+            link[len] = '\0';
+            n += strcmp(link, ns) == 0;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+Test(cluster, fixture_up_run_down, .timeout = 60, .fini = cl_down)
+{
+    char cmd[3 * CL_PATH_MAX], ns[CL_NODES + 2][64], me[256] = "", veth[64];
+    int n_ns = 0;
+
+    cl_up();
+    /* each node its own hostname, none this machine's */
+    gethostname(me, sizeof me - 1);
+    for (int k = 1; k <= CL_NODES; k++) {
+        cr_expect_str_eq(cl_check(k, "hostname"), cl_node[k].host, "node %d's hostname", k);
+        cr_expect_str_neq(cl_node[k].host, me);
+    }
+    cr_expect_str_neq(cl_node[1].host, cl_node[2].host);
+
+    /* node 1 reaches node 2: its kernel answers a port nobody listens on */
+    snprintf(cmd, sizeof cmd, "timeout 5 bash -c 'exec 3<>/dev/tcp/%s/9'", cl_node[2].addr);
+    test_run_t r = cl_run(1, NULL, cmd);
+    cr_expect(strstr(r.output, "Connection refused") != NULL,
+              "node 1 -> %s:9: status %d, expected 'Connection refused':\n%s",
+              cl_node[2].addr, r.status, test_tail(&r));
+    test_run_free(&r);
+    /* nothing routed out: node 1's one route is the cluster's subnet */
+    r = cl_run(1, NULL, "ip -o route");
+    cr_expect(r.status == 0 && test_count_of(r.output, "\n") == 1 &&
+                  strncmp(r.output, cl_subnet, strlen(cl_subnet)) == 0,
+              "node 1's routes, expected only %s:\n%s", cl_subnet, test_tail(&r));
+    test_run_free(&r);
+
+    /* node 2's /dev/shm and /tmp are its own */
+    cl_check(2, "sh -c 'touch /dev/shm/gshmem-cluster-probe /tmp/gshmem-cluster-probe'");
+    cl_check(2, "test -e /dev/shm/gshmem-cluster-probe");
+    cl_check(1, "sh -c '! test -e /dev/shm/gshmem-cluster-probe && "
+                "! test -e /tmp/gshmem-cluster-probe'");
+    cr_expect(access("/dev/shm/gshmem-cluster-probe", F_OK) != 0 &&
+                  access("/tmp/gshmem-cluster-probe", F_OK) != 0,
+              "node 2's probe files are visible outside it");
+
+    /* the holders' network namespaces (nodes, and the switch's) */
+    snprintf(veth, sizeof veth, "gs%sn", strrchr(cl_node[1].host, '-') + 1);
+    snprintf(cmd, sizeof cmd, "awk '{ print $2 }' %s/holders", cl_dir);
+    r = test_run(NULL, cmd, 10);
+    for (char *p = r.output, *end; *p && n_ns < CL_NODES + 2; p = end) {
+        char path[64];
+        ssize_t len;
+        int pid = (int)strtol(p, &end, 10);
+        if (end == p)
+            break;
+        snprintf(path, sizeof path, "/proc/%d/ns/net", pid);
+        len = readlink(path, ns[n_ns], sizeof ns[0] - 1);
+        cr_assert_gt(len, 0, "holder %d: %m", pid);
+        ns[n_ns++][len] = '\0';
+    }
+    test_run_free(&r);
+    cr_expect_eq(n_ns, CL_NODES + 1, "holders: %d, expected %d nodes and the switch", n_ns,
+                 CL_NODES);
+
+    /* down, twice: nothing left, no veth anywhere, no holder */
+    snprintf(cmd, sizeof cmd, CL_SH " down %s && " CL_SH " down %s && ip -o link",
+             cl_dir, cl_dir);
+    r = test_run(NULL, cmd, CL_TIMEOUT_S);
+    cr_expect_eq(r.status, 0, "down: status %d:\n%s", r.status, test_tail(&r));
+    cr_expect(strstr(r.output, veth) == NULL,
+              "a veth of the cluster (%s*) is in this namespace:\n%s", veth, test_tail(&r));
+    test_run_free(&r);
+    for (int i = 0; i < n_ns; i++)
+        cr_expect_eq(procs_in_netns(ns[i]), 0, "processes are left in %s after down", ns[i]);
+}
+
+/* A PE program at CL_NODES x CL_SLOTS PEs under mpirun in node 1. */
+typedef struct cl_job {
+    const char *prog;
+    const char *env;                /* more -x settings: "" or " -x VAR=value" */
+    const char *tp_of[CL_NODES + 1];   /* transport per PE of node k's PEs */
+} cl_job_t;
+
+/* The whole line of out that holds needle ("" if none; static). */
+static const char *line_with(const char *out, const char *needle)
+{
+    static char line[512];
+    const char *at = strstr(out, needle), *start = at;
+    if (at == NULL)
+        return "";
+    while (start > out && start[-1] != '\n')
+        start--;
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(start, "\n"), start);
+    return line;
+}
+
+static void cl_run_job(const char *boot, const cl_job_t *job)
+{
+    char cmd[4096], ok[64], env[CL_PATH_MAX + 128];
+    int n = CL_NODES * CL_SLOTS;
+
+    /* the suite's loopback settings (tests_common.c, CI's environment)
+     * would keep Open MPI and libfabric off the nodes' link */
+    snprintf(cmd, sizeof cmd,
+             "env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include "
+             "-u FI_TCP_IFACE -u FI_SOCKETS_IFACE %s --allow-run-as-root "
+             "--hostfile %s/hostfile -np %d --map-by slot "
+             "--mca plm_rsh_agent '" CL_AGENT "' --mca plm_rsh_no_tree_spawn 1 "
+             "--mca oob_tcp_if_include %s --mca btl_tcp_if_include %s "
+             "-x GSHMEM_BOOTSTRAP=%s -x GSHMEM_HEAP=host "
+             "-x FI_TCP_IFACE=eth0 -x GSHMEM_DEBUG=INFO -x GSHMEM_DEBUG_SUBSYS=TRANSPORT%s "
+             "%%B/tests/pe/%s",
+             GSHMEM_MPIEXEC, cl_dir, n, cl_subnet, cl_subnet, boot, job->env, job->prog);
+    snprintf(env, sizeof env, "GSN_CLUSTER_DIR=%s OMPI_ALLOW_RUN_AS_ROOT=1 "
+             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0", cl_dir);
+    test_run_t r = cl_run(1, env, cmd);
+    snprintf(ok, sizeof ok, "%s: OK", job->prog);
+    cr_expect(r.status == 0 && strstr(r.output, ok) != NULL,
+              "%s, %d nodes x %d PEs, GSHMEM_BOOTSTRAP=%s%s: status %d after %.1f s "
+              "(want 0 and '%s'):\n%s", job->prog, CL_NODES, CL_SLOTS, boot, job->env,
+              r.status, r.seconds, ok, test_tail(&r));
+    /* each PE on the node --map-by slot puts it, with the transports wanted */
+    for (int pe = 0; pe < n; pe++) {
+        char needle[128], want[256];
+        int k = 1 + pe / CL_SLOTS;
+        snprintf(needle, sizeof needle, ":PE%d gshmem INFO [TRANSPORT] transport per PE:", pe);
+        snprintf(want, sizeof want, "%s:", cl_node[k].host);
+        const char *line = line_with(r.output, needle);
+        cr_expect(strncmp(line, want, strlen(want)) == 0 &&
+                      strstr(line, job->tp_of[k]) != NULL,
+                  "%s/%s: PE %d should run on %s with transports '%s'; its line: '%s'",
+                  job->prog, boot, pe, cl_node[k].host, job->tp_of[k], line);
+    }
+    /* no GSHMEM_OFI_PROVIDER: the default choice across nodes (not shm,
+     * which reaches one node, nor sockets, which failed here under load) */
+    cr_expect(strstr(r.output, "ofi: provider 'tcp;ofi_rxm'") != NULL,
+              "%s/%s: the default provider across nodes is not tcp;ofi_rxm:\n%s", job->prog,
+              boot, test_tail(&r));
+    cr_expect(strstr(r.output, " on interface eth0 (FI_TCP_IFACE)") != NULL,
+              "%s/%s: no ofi endpoint on the nodes' eth0:\n%s", job->prog, boot,
+              test_tail(&r));
+    test_run_free(&r);
+}
+
+/* Three programs that check their own results, with the default
+ * transports: shm in a node, ofi between. */
+#define CL_TP_OF {NULL, "0:shm 1:shm 2:ofi 3:ofi;", "0:ofi 1:ofi 2:shm 3:shm;"}
+static const cl_job_t cl_jobs[] = {
+    {.prog = "pe_api_amo", .env = "", .tp_of = CL_TP_OF},
+    {.prog = "pe_api_coll", .env = "", .tp_of = CL_TP_OF},
+    {.prog = "pe_api_rma", .env = "", .tp_of = CL_TP_OF},
+};
+
+static void cl_mpirun_jobs(const char *boot)
+{
+    if (GSHMEM_MPIEXEC[0] == '\0')
+        cr_skip_test("no mpiexec found at configure time");
+    if (!(strcmp(boot, "mpi") == 0 ? TEST_HAVE_MPI : TEST_HAVE_PMIX))
+        cr_skip_test("gshmem was built without the %s bootstrap", boot);
+    cl_up();
+    for (size_t i = 0; i < sizeof cl_jobs / sizeof cl_jobs[0]; i++)
+        cl_run_job(boot, &cl_jobs[i]);
+}
+
+Test(cluster, mpirun_2x2_pmix, .timeout = 90, .fini = cl_down) { cl_mpirun_jobs("pmix"); }
+Test(cluster, mpirun_2x2_mpi, .timeout = 90, .fini = cl_down) { cl_mpirun_jobs("mpi"); }
