@@ -22,6 +22,8 @@ typedef struct gshmemi_state {
     gshmemi_heap_t heap;
     int *node_of;                     /* [n_pes] */
     int n_nodes;
+    int n_machine;                    /* PEs on this machine (one kernel: boot id),
+                                       * simulated nodes included: crowding */
     gshmemi_transport_t tps[GSHMEMI_MAX_TRANSPORTS];
     int n_tps;
     gshmemi_transport_t **pe_tp;      /* [n_pes]: transport serving each PE */

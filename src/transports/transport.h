@@ -22,6 +22,7 @@ typedef struct gshmemi_tp_env {
     gshmemi_heap_t *heap;          /* the local heap, already created */
     const int *node_of;            /* node index of each PE */
     int my_pe, n_pes;
+    int n_machine;                 /* PEs sharing this machine's cores; 0: this node's */
 } gshmemi_tp_env_t;
 
 typedef struct gshmemi_transport gshmemi_transport_t;

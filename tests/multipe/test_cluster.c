@@ -268,7 +268,7 @@ static void cl_run_job(const char *boot, const cl_job_t *job)
              "--mca plm_rsh_agent '" CL_AGENT "' --mca plm_rsh_no_tree_spawn 1 "
              "--mca oob_tcp_if_include %s --mca btl_tcp_if_include %s "
              "-x GSHMEM_BOOTSTRAP=%s -x GSHMEM_HEAP=host "
-             "-x FI_TCP_IFACE=eth0 -x GSHMEM_DEBUG=INFO -x GSHMEM_DEBUG_SUBSYS=TRANSPORT%s "
+             "-x FI_TCP_IFACE=eth0 -x GSHMEM_DEBUG=INFO -x GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT%s "
              "%%B/tests/pe/%s",
              GSHMEM_MPIEXEC, cl_dir, n, cl_subnet, cl_subnet, boot, job->env, job->prog);
     snprintf(env, sizeof env, "GSN_CLUSTER_DIR=%s OMPI_ALLOW_RUN_AS_ROOT=1 "
@@ -291,6 +291,12 @@ static void cl_run_job(const char *boot, const cl_job_t *job)
                   "%s/%s: PE %d should run on %s with transports '%s'; its line: '%s'",
                   job->prog, boot, pe, cl_node[k].host, job->tp_of[k], line);
     }
+    /* the nodes share this machine's cores: every PE counts all the PEs of
+     * the machine (one boot id) when it decides whether to yield in waits */
+    char crowd[64];
+    snprintf(crowd, sizeof crowd, "waits: %d PEs on this node or machine", n);
+    cr_expect(test_count_of(r.output, crowd) == n, "%s/%s: not every PE counted the %d PEs "
+              "sharing the machine ('%s'):\n%s", job->prog, boot, n, crowd, test_tail(&r));
     /* no GSHMEM_OFI_PROVIDER: the default choice across nodes (not shm,
      * which reaches one node, nor sockets, which failed here under load) */
     cr_expect(strstr(r.output, "ofi: provider 'tcp;ofi_rxm'") != NULL,

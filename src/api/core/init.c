@@ -254,7 +254,8 @@ static int gshmemi_init_node_map(gshmemi_state_t *g)
     }
     /* each PE's pid too, for the watch of stopped PEs on this node (peers.c) */
     int *pid_of = calloc((size_t)g->n_pes, sizeof(int));
-    int rc = pid_of ? gshmemi_bootstrap_node_map_pids(g->boot, g->node_of, pid_of, &g->n_nodes)
+    int rc = pid_of ? gshmemi_bootstrap_node_map_pids(g->boot, g->node_of, pid_of,
+                                                         &g->n_machine, &g->n_nodes)
                     : GSHMEM_ERR_NOMEM;
     if (rc == 0)
         rc = gshmemi_peers_set(pid_of, g->node_of, g->my_pe, g->n_pes,

@@ -190,7 +190,8 @@ static int gshmemi_select_covered(const gshmemi_state_t *g)
 static int gshmemi_select_start_all(gshmemi_state_t *g, const gshmemi_tp_list_t *list)
 {
     gshmemi_tp_env_t env = {.cfg = &g->cfg, .boot = g->boot, .heap = &g->heap,
-                            .node_of = g->node_of, .my_pe = g->my_pe, .n_pes = g->n_pes};
+                            .node_of = g->node_of, .my_pe = g->my_pe, .n_pes = g->n_pes,
+                            .n_machine = g->n_machine};
 
     for (int i = 0; i < list->n; i++) {
         int kept = 0, *all;

@@ -20,8 +20,9 @@
 
 /* Wait loops: progress every GSHMEMI_WAIT_PROGRESS spins; after
  * GSHMEMI_WAIT_YIELD spins give the core away on every step, from the first
- * step when this node's PEs outnumber the cores this PE may run on (the
- * peer it waits for may need this core). The job is looked at every
+ * step when this node's PEs (or this machine's: simulated nodes share its
+ * cores) outnumber the cores this PE may run on (the peer it waits for may
+ * need this core). The job is looked at every
  * GSHMEMI_WAIT_WATCH_NS. A wait longer than that naps between steps, a
  * 64th of the time waited so far up to GSHMEMI_WAIT_NAP_MAX_NS (it costs
  * at most that share of the wait): a PE waiting for hours does not burn
@@ -99,9 +100,9 @@ void gshmemi_wait_setup(const gshmemi_state_t *g)
 {
     int n_local, n_cpus;
 
-    gshmemi_node_crowding(g->node_of, g->n_pes, g->my_pe, &n_local, &n_cpus);
+    gshmemi_node_crowding(g->node_of, g->n_pes, g->my_pe, g->n_machine, &n_local, &n_cpus);
     gshmemi_wait_yield_after = n_cpus > 0 && n_local > n_cpus ? 0 : GSHMEMI_WAIT_YIELD;
-    GSHMEMI_DEBUG(GSHMEMI_SUBSYS_INIT, "waits: %d PEs on this node, %d cores for this PE: "
+    GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "waits: %d PEs on this node or machine, %d cores for this PE: "
                   "yield after %lu spins", n_local, n_cpus, gshmemi_wait_yield_after);
 }
 

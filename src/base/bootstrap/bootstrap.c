@@ -185,7 +185,7 @@ typedef struct node_card {
 } node_card_t;
 
 int gshmemi_bootstrap_node_map_pids(gshmemi_bootstrap_t *b, int *node_of, int *pid_of,
-                                    int *n_nodes_p)
+                                    int *n_machine_p, int *n_nodes_p)
 {
     node_card_t me, *all = malloc(sizeof(node_card_t) * (size_t)b->n_pes);
     if (!all) {
@@ -200,8 +200,9 @@ int gshmemi_bootstrap_node_map_pids(gshmemi_bootstrap_t *b, int *node_of, int *p
         free(all);
         return rc;
     }
-    int n_nodes = 0;
+    int n_nodes = 0, n_machine = 0;
     for (int p = 0; p < b->n_pes; p++) {
+        n_machine += strcmp(all[p].node.boot_id, me.node.boot_id) == 0;
         int q = 0;   /* lowest PE on p's node */
         while (q < p && memcmp(&all[q].node, &all[p].node, sizeof me.node) != 0)
             q++;
@@ -211,12 +212,14 @@ int gshmemi_bootstrap_node_map_pids(gshmemi_bootstrap_t *b, int *node_of, int *p
     }
     free(all);
     *n_nodes_p = n_nodes;
+    if (n_machine_p)
+        *n_machine_p = me.node.boot_id[0] ? n_machine : 0;   /* 0: unknown */
     return 0;
 }
 
 int gshmemi_bootstrap_node_map(gshmemi_bootstrap_t *b, int *node_of, int *n_nodes_p)
 {
-    return gshmemi_bootstrap_node_map_pids(b, node_of, NULL, n_nodes_p);
+    return gshmemi_bootstrap_node_map_pids(b, node_of, NULL, NULL, n_nodes_p);
 }
 
 /* The creator's part: a fresh 0700 directory, or "" on failure (logged). */

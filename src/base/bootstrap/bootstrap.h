@@ -67,9 +67,11 @@ int gshmemi_bootstrap_notice_none(gshmemi_bootstrap_t *b, char *why, size_t cap)
 /* Fills node_of[n_pes] with a node index (0..n_nodes-1, in order of the
  * node's lowest PE). */
 int gshmemi_bootstrap_node_map(gshmemi_bootstrap_t *b, int *node_of, int *n_nodes_p);
-/* The same, and each PE's pid in pid_of[n_pes] (NULL: not wanted), from the
- * same exchange. */
+/* The same, and each PE's pid in pid_of[n_pes] (NULL: not wanted) and the
+ * number of PEs on this machine, *n_machine_p (NULL: not wanted: those of one
+ * kernel, by boot id; nodes that are namespaces of one machine, as in
+ * tests/cluster, share its cores), from the same exchange. */
 int gshmemi_bootstrap_node_map_pids(gshmemi_bootstrap_t *b, int *node_of, int *pid_of,
-                                    int *n_nodes_p);
+                                    int *n_machine_p, int *n_nodes_p);
 
 #endif /* GSHMEMI_BOOTSTRAP_H */

@@ -50,14 +50,14 @@ int gshmemi_thread_exit_join(pthread_t thread, uint64_t deadline_ns, unsigned su
     return rc == GSHMEM_ERR_TIMEOUT ? rc : rc == 0;
 }
 
-void gshmemi_node_crowding(const int *node_of, int n_pes, int my_pe, int *n_local_p,
-                           int *n_cpus_p)
+void gshmemi_node_crowding(const int *node_of, int n_pes, int my_pe, int n_machine,
+                           int *n_local_p, int *n_cpus_p)
 {
     cpu_set_t cpus;
     int n_local = 0;
 
     for (int pe = 0; pe < n_pes; pe++)
         n_local += node_of[pe] == node_of[my_pe];
-    *n_local_p = n_local;
+    *n_local_p = n_machine > n_local ? n_machine : n_local;
     *n_cpus_p = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 0;
 }

@@ -27,11 +27,13 @@ int gshmemi_thread_exit_join(pthread_t thread, uint64_t deadline_ns, unsigned su
                              const char *what);
 
 /* How crowded this PE's cores are: *n_local_p = the PEs on its node
- * (node_of[n_pes]: node index of each PE), *n_cpus_p = the cores the
- * calling thread may run on (0: unknown). Waits yield, and ofi's progress
- * thread steps aside longer, when the PEs' threads outnumber the cores. */
-void gshmemi_node_crowding(const int *node_of, int n_pes, int my_pe, int *n_local_p,
-                           int *n_cpus_p);
+ * (node_of[n_pes]: node index of each PE) or, when more, n_machine (the
+ * PEs on this machine: simulated nodes share its cores; 0: unknown),
+ * *n_cpus_p = the cores the calling thread may run on (0: unknown). Waits
+ * yield, and ofi's progress thread steps aside longer, when the PEs'
+ * threads outnumber the cores. */
+void gshmemi_node_crowding(const int *node_of, int n_pes, int my_pe, int n_machine,
+                           int *n_local_p, int *n_cpus_p);
 
 /* ThreadSanitizer and the order that runs through other processes. A
  * transport thread that applies a peer's request to this PE's heap (ofi's

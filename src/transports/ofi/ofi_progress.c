@@ -393,7 +393,8 @@ static void *ofi_progress_main(void *arg)
 uint64_t ofi_progress_aside_ns(const gshmemi_tp_env_t *env)
 {
     int n_local, n_cpus;
-    gshmemi_node_crowding(env->node_of, env->n_pes, env->my_pe, &n_local, &n_cpus);
+    gshmemi_node_crowding(env->node_of, env->n_pes, env->my_pe, env->n_machine, &n_local,
+                          &n_cpus);
     /* a poller and a progress thread per PE: more than the cores? */
     if (n_cpus > 0 && 2 * n_local > n_cpus)
         return OFI_ASIDE_CROWDED_NS;
