@@ -102,8 +102,8 @@ void gshmemi_wait_setup(const gshmemi_state_t *g)
 
     gshmemi_node_crowding(g->node_of, g->n_pes, g->my_pe, g->n_machine, &n_local, &n_cpus);
     gshmemi_wait_yield_after = n_cpus > 0 && n_local > n_cpus ? 0 : GSHMEMI_WAIT_YIELD;
-    GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "waits: %d PEs on this node or machine, %d cores for this PE: "
-                  "yield after %lu spins", n_local, n_cpus, gshmemi_wait_yield_after);
+    GSHMEMI_INFO(GSHMEMI_SUBSYS_INIT, "waits: %d PEs on this node or machine, %d cores for "
+                 "this PE: yield after %lu spins", n_local, n_cpus, gshmemi_wait_yield_after);
 }
 
 void gshmemi_wait_step(unsigned long spins)

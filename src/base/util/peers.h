@@ -15,8 +15,9 @@ void gshmemi_peers_clear(void);
 /* For a wait, begun at began_ns (gshmemi_now_ns), that may be waiting on
  * an ended or stopped peer: 0, or GSHMEM_ERR_PEER_DEAD (why: a sentence
  * naming the PE and pid) once a PE on this node has ended, or has been
- * stopped by a signal (state T) GSHMEM_STOPPED_TIMEOUT seconds. Cheap when called often: it looks at /proc only in a wait that
- * has lasted 0.5 s, every 0.5 s at most, one thread at a time. */
+ * stopped by a signal (state T) GSHMEM_STOPPED_TIMEOUT seconds. Cheap when
+ * called often: it looks at /proc only in a wait that has lasted 0.5 s,
+ * every 0.5 s at most, one thread at a time. */
 int gshmemi_peers_watch(uint64_t began_ns, char *why, size_t cap);
 
 #endif

@@ -189,6 +189,8 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env);
  * node), before the endpoint opens; the note on what protects it, after
  * connect. */
 int ofi_bind_address(ofi_state_t *s, const gshmemi_tp_env_t *env);
+/* 1 when every PE of the job is on this node (env->node_of). */
+int ofi_single_node(const gshmemi_tp_env_t *env);
 /* 0, or an error naming the interface variable when a job over several
  * nodes would publish a loopback address (addr: the endpoint's name). */
 int ofi_check_reach(ofi_state_t *s, const gshmemi_tp_env_t *env, const void *addr,

@@ -69,13 +69,10 @@ static int ofi_try(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op_flags
  *    (Input/output error) where tcp;ofi_rxm ran.
  * -1: never: shm when the job spans nodes (it reaches this node only). */
 #define OFI_TIERS 4
-static int ofi_prov_tier(const gshmemi_tp_env_t *env, const char *prov)
+static int ofi_prov_tier(const char *prov, int one_node)
 {
-    int multi_node = 0;
-    for (int p = 0; p < env->n_pes && env->node_of != NULL; p++)
-        multi_node |= env->node_of[p] != env->node_of[env->my_pe];
     if (strcmp(prov, "shm") == 0)
-        return multi_node ? -1 : 1;
+        return one_node ? 1 : -1;
     if (strncmp(prov, "sockets", 7) == 0)
         return 3;
     if (strncmp(prov, "tcp", 3) == 0)
@@ -87,17 +84,47 @@ static int ofi_prov_tier(const gshmemi_tp_env_t *env, const char *prov)
     return 2;
 }
 
-/* The first entry of list whose provider is of tier (a copy), or NULL;
- * frees list. With GSHMEM_OFI_PROVIDER set: the first, at tier 0. */
-static struct fi_info *ofi_pick(const gshmemi_tp_env_t *env, struct fi_info *list, int tier)
+/* The answers of one search per try, each asked of libfabric once (a
+ * search per try and tier would ask the same question up to OFI_TIERS
+ * times at every init). */
+#define OFI_TRIES_MAX 8   /* ofi_info_select's tries, each with and without FI_RMA_EVENT */
+typedef struct ofi_answers {
+    const gshmemi_tp_env_t *env;
+    int one_node;
+    struct fi_info *list[OFI_TRIES_MAX];   /* NULL: nothing fits, or not asked yet */
+    int asked[OFI_TRIES_MAX];
+} ofi_answers_t;
+
+static void ofi_answers_init(ofi_answers_t *a, const gshmemi_tp_env_t *env)
 {
-    struct fi_info *pick = NULL;
-    for (struct fi_info *i = list; i != NULL && pick == NULL; i = i->next)
-        if (env->cfg->ofi_provider[0] ? tier == 0
-                                      : ofi_prov_tier(env, i->fabric_attr->prov_name) == tier)
-            pick = fi_dupinfo(i);
-    fi_freeinfo(list);
-    return pick;
+    memset(a, 0, sizeof *a);
+    a->env = env;
+    a->one_node = ofi_single_node(env);
+}
+
+static void ofi_answers_free(ofi_answers_t *a)
+{
+    for (int i = 0; i < OFI_TRIES_MAX; i++)
+        fi_freeinfo(a->list[i]);
+}
+
+/* A copy of the first provider of tier in try i's answer (caps, op_flags,
+ * order: that try's question), or NULL. With GSHMEM_OFI_PROVIDER set: the
+ * first, at tier 0. */
+static struct fi_info *ofi_pick(ofi_answers_t *a, int i, int tier, uint64_t caps,
+                                uint64_t op_flags, uint64_t order)
+{
+    if (!a->asked[i]) {
+        a->asked[i] = 1;
+        if (ofi_try_order(a->env, caps, op_flags, order, NULL, &a->list[i]) != 0)
+            a->list[i] = NULL;
+    }
+    for (struct fi_info *e = a->list[i]; e != NULL; e = e->next)
+        if (a->env->cfg->ofi_provider[0] ? tier == 0
+                                         : ofi_prov_tier(e->fabric_attr->prov_name,
+                                                         a->one_node) == tier)
+            return fi_dupinfo(e);
+    return NULL;
 }
 
 /* Names of every provider libfabric offers, for the error message. */
@@ -190,12 +217,14 @@ static void ofi_info_record(ofi_state_t *s, struct fi_info *info, uint64_t op_fl
  * sequence number anyway). */
 static int ofi_info_select_am(ofi_state_t *s, const gshmemi_tp_env_t *env)
 {
+    ofi_answers_t a;
+    ofi_answers_init(&a, env);
     for (int k = 0; k < 2 * OFI_TIERS; k++) {
         int sas = k % 2 == 0, tier = k / 2;   /* ofi_prov_tier */
-        struct fi_info *info = NULL;
-        if (ofi_try_order(env, FI_MSG, 0, sas ? FI_ORDER_SAS : 0, NULL, &info) != 0 ||
-            (info = ofi_pick(env, info, tier)) == NULL)
+        struct fi_info *info = ofi_pick(&a, k % 2, tier, FI_MSG, 0, sas ? FI_ORDER_SAS : 0);
+        if (info == NULL)
             continue;
+        ofi_answers_free(&a);
         ofi_info_record(s, info, 0);
         s->am_mode = 1;
         GSHMEMI_INFO(OFI_SUBSYS, "ofi: provider '%s' (fabric %s, domain %s), mr_mode 0x%x: "
@@ -208,6 +237,7 @@ static int ofi_info_select_am(ofi_state_t *s, const gshmemi_tp_env_t *env)
                      s->inject_size);
         return 0;
     }
+    ofi_answers_free(&a);
     return GSHMEM_ERR_TRANSPORT;
 }
 #endif
@@ -230,14 +260,18 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
     static const struct { uint64_t caps, flags; } tries[] = {
         {FI_FENCE, FI_DELIVERY_COMPLETE}, {0, FI_DELIVERY_COMPLETE}, {FI_FENCE, 0}, {0, 0}};
     size_t n_tries = 2 * (sizeof tries / sizeof tries[0]);
+    _Static_assert(2 * (sizeof tries / sizeof tries[0]) <= OFI_TRIES_MAX, "ofi_answers_t");
+    ofi_answers_t a;
+    ofi_answers_init(&a, env);
     for (size_t k = 0; k < OFI_TIERS * n_tries && !am_only; k++) {
         size_t i = k % n_tries;
         int tier = (int)(k / n_tries);   /* ofi_prov_tier: the provider first */
-        struct fi_info *info = NULL;
         uint64_t event = i % 2 == 0 ? FI_RMA_EVENT : 0;
-        if (ofi_try(env, base | event | tries[i / 2].caps, tries[i / 2].flags, &info) != 0 ||
-            (info = ofi_pick(env, info, tier)) == NULL)
+        struct fi_info *info = ofi_pick(&a, (int)i, tier, base | event | tries[i / 2].caps,
+                                        tries[i / 2].flags, 0);
+        if (info == NULL)
             continue;
+        ofi_answers_free(&a);
         if (tier == OFI_TIERS - 1 && !env->cfg->ofi_provider[0])
             GSHMEMI_WARN(OFI_SUBSYS, "ofi: only the deprecated provider '%s' fits; "
                          "GSHMEM_OFI_PROVIDER names another", info->fabric_attr->prov_name);
@@ -271,6 +305,7 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
                          s->prov_name);
         return 0;
     }
+    ofi_answers_free(&a);
 #ifdef GSHMEM_HAVE_CUDA
     if ((am_only || (base & FI_HMEM)) && ofi_info_select_am(s, env) == 0)
         return 0;

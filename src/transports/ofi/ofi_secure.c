@@ -37,7 +37,7 @@ static void ofi_iface_var(const char *prov, char *out, size_t cap)
     snprintf(out, cap, "FI_%s_IFACE", core);
 }
 
-static int ofi_single_node(const gshmemi_tp_env_t *env)
+int ofi_single_node(const gshmemi_tp_env_t *env)
 {
     for (int pe = 1; pe < env->n_pes; pe++)
         if (env->node_of[pe] != env->node_of[0])
