@@ -32,13 +32,41 @@ extern "C" {
 
 /* ---- init / finalize ------------------------------------------------ */
 
+/* A unique ID (NVSHMEM's nvshmemx_uniqueid_t): how the PEs of a job with
+ * no launcher find each other. Opaque; it is text (a NUL-terminated string
+ * in internal[]), so it may go through MPI_Bcast, a file, a key-value
+ * store or an environment variable alike. It names the address and port
+ * where PE 0 listens and a random token; anyone who holds it may join the
+ * job: hand it over channels you trust. */
+#define GSHMEM_UNIQUEID_BYTES 128
+typedef struct gshmem_uniqueid {
+    char internal[GSHMEM_UNIQUEID_BYTES];
+} gshmem_uniqueid_t;
+
 /* Attributes of gshmem_init_attr. Zero-fill, then set what you need. */
 typedef struct gshmem_init_attr {
     size_t size;        /* sizeof(gshmem_init_attr_t): set by the caller */
     void *mpi_comm;     /* with GSHMEM_INIT_WITH_MPI_COMM: pointer to an MPI_Comm */
+    int uid_pe;         /* with GSHMEM_INIT_WITH_UNIQUEID: this PE (0 .. uid_n_pes-1) */
+    int uid_n_pes;      /*   the job's PE count */
+    gshmem_uniqueid_t uid;   /* the ID of gshmem_get_uniqueid, the same on every PE */
 } gshmem_init_attr_t;
 
 #define GSHMEM_INIT_WITH_MPI_COMM (1u << 0)
+#define GSHMEM_INIT_WITH_UNIQUEID (1u << 1)
+
+/* The unique-ID bootstrap (README, "Without a launcher"): the process that
+ * will be PE 0 calls gshmem_get_uniqueid, which starts listening on a TCP
+ * port (GSHMEM_BOOTSTRAP_UID_IFACE says on which interface); the program
+ * hands the ID to the other PEs, and each PE, PE 0 included, calls
+ * gshmem_set_attr_uniqueid_args then gshmem_init_attr(
+ * GSHMEM_INIT_WITH_UNIQUEID, &attr). One ID serves one init: after
+ * gshmem_finalize, get a new one. A second gshmem_get_uniqueid in one
+ * process makes the first ID stale. Return GSHMEM_SUCCESS or a negative
+ * status, the cause logged. */
+int gshmem_get_uniqueid(gshmem_uniqueid_t *id);
+int gshmem_set_attr_uniqueid_args(int pe, int n_pes, const gshmem_uniqueid_t *id,
+                                  gshmem_init_attr_t *attr);
 
 /* Returns GSHMEM_SUCCESS or a negative status; the cause is logged. The
  * runtime may be initialized again after gshmem_finalize. */

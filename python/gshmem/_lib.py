@@ -30,6 +30,7 @@ c_void_p, c_size_t, c_int, c_uint64 = (ctypes.c_void_p, ctypes.c_size_t, ctypes.
 # name: (restype, argtypes). The host API the package uses (include/gshmem.h).
 _HOST = {
     "gshmem_init": (c_int, []),
+    "gshmem_get_uniqueid": (c_int, [c_void_p]),
     "gshmem_finalize": (None, []),
     "gshmem_initialized": (c_int, []),
     "gshmem_my_pe": (c_int, []),

@@ -1,4 +1,4 @@
-"""_torchrun.py: gshmem's PEs under torchrun, on one node.
+"""_torchrun.py: gshmem's PEs under torchrun, on one node or several.
 
 torchrun starts the processes and leaves RANK, WORLD_SIZE, LOCAL_RANK,
 LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT and TORCHELASTIC_RUN_ID; gshmem's
@@ -10,9 +10,21 @@ two. Decided:
   launcher's are (OMPI_COMM_WORLD_SIZE, PMI_RANK, PMIX_RANK: the C
   bootstrap's auto picks mpi or pmix there), and GSHMEM_BOOTSTRAP is unset,
   auto or local. Otherwise nothing changes.
-- One node only: WORLD_SIZE != LOCAL_WORLD_SIZE is refused (the local
-  bootstrap is a Unix socket); mpirun / srun with the mpi or pmix bootstrap
-  span nodes.
+- Several nodes (WORLD_SIZE != LOCAL_WORLD_SIZE): the unique-ID bootstrap
+  (C: bootstrap_uid.c), its ID handed over torch's store, the one torchrun's
+  agents share with the workers when TORCHELASTIC_USE_AGENT_STORE is True
+  (torch 2.x with --rdzv_backend c10d, and static rendezvous in every
+  version): a TCPStore client at MASTER_ADDR:MASTER_PORT. RANK 0 calls
+  gshmem_get_uniqueid (listening on GSHMEM_BOOTSTRAP_UID_IFACE, by default
+  the address of the interface that routes to MASTER_ADDR), puts the ID at
+  the key gshmem/uid/<run id>/<restart count>/<init count>; every rank
+  reads it there (waiting up to the timeout below) and sets
+  GSHMEM_BOOTSTRAP_UID, _PE = RANK and _N_PES = WORLD_SIZE, which
+  gshmem_init reads. No agent store (torch 1.x with c10d) is refused,
+  naming the alternatives; so is GSHMEM_BOOTSTRAP=local (one node). A
+  failing rank ends the others (PE 0 of the uid bootstrap does), whatever
+  they are doing.
+- One node: the local bootstrap, as follows.
 - The PE number is torchrun's RANK, the PE count WORLD_SIZE.
 - The process with LOCAL_RANK 0 starts `gshmemrun --serve -n WORLD_SIZE
   --dir D --keep` as its child (gshmemrun found as _lib.gshmemrun_candidates
@@ -50,6 +62,7 @@ two. Decided:
   src/base/bootstrap/bootstrap_local.c).
 """
 import atexit
+import ctypes
 import hashlib
 import os
 import socket
@@ -64,6 +77,8 @@ _OTHER_LAUNCHERS = ("OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK")
 _SOCK_MAX = 100          # bytes of D/rdv.sock (sun_path holds 108)
 
 _server = None           # LOCAL_RANK 0: the gshmemrun --serve child (kept for its lifetime)
+_uid_inits = 0           # several nodes: the inits so far (one ID each)
+_uid_ours = False        # GSHMEM_BOOTSTRAP_UID is ours (an earlier init), not the user's
 _pointer = None          # LOCAL_RANK 0: (P, D) while P names D
 
 
@@ -74,6 +89,8 @@ def _fail(rank, what):
 def _wanted():
     env = os.environ
     if env.get("GSHMEMRUN_SOCKET") or any(env.get(v) for v in _OTHER_LAUNCHERS):
+        return False
+    if env.get("GSHMEM_BOOTSTRAP_UID") and not _uid_ours:
         return False
     if env.get("GSHMEM_BOOTSTRAP", "auto") not in ("", "auto", "local"):
         return False
@@ -255,13 +272,11 @@ def setup():
         return
     rank = os.environ["RANK"]
     rank_i, world, local_rank, local_world = _ints(rank)
-    if world != local_world:
-        _fail(rank, "WORLD_SIZE=%d over LOCAL_WORLD_SIZE=%d per node: multi-node torchrun is "
-              "not supported by gshmem's bootstrap (its rendezvous is a Unix socket on one "
-              "node); start the job with gshmemrun (one node), or mpirun / srun (gshmem's mpi "
-              "or pmix bootstrap)" % (world, local_world))
     if not 0 <= rank_i < world:
         _fail(rank, "RANK=%d is not in 0 .. WORLD_SIZE-1 = %d" % (rank_i, world - 1))
+    if world != local_world:
+        _several_nodes(rank, rank_i, world, local_world)
+        return
     limit, p = _timeout(rank), job_pointer()
     if local_rank == 0 and _server is None:
         d = _new_job_dir()
@@ -271,3 +286,67 @@ def setup():
     os.environ.update({"GSHMEMRUN_SOCKET": os.path.join(d, "rdv.sock"),
                        "GSHMEMRUN_PE": str(rank_i), "GSHMEMRUN_N_PES": str(world),
                        "GSHMEMRUN_DIR": d})
+
+
+def _route_addr(host, port):
+    """This host's address on the way to host (no packet is sent), or None."""
+    try:
+        fam = socket.getaddrinfo(host, port, 0, socket.SOCK_DGRAM)[0]
+        with socket.socket(fam[0], socket.SOCK_DGRAM) as s:
+            s.connect(fam[4])
+            return s.getsockname()[0]
+    except OSError:
+        return None
+
+
+def _several_nodes(rank, rank_i, world, local_world):
+    """The unique-ID bootstrap, the ID through the agent's store (see the
+    module's docstring)."""
+    global _uid_inits, _uid_ours
+    env = os.environ
+    if env.get("GSHMEM_BOOTSTRAP", "auto") == "local":
+        _fail(rank, "GSHMEM_BOOTSTRAP=local is one node (a Unix socket), but WORLD_SIZE=%d over "
+              "LOCAL_WORLD_SIZE=%d spans nodes; unset it" % (world, local_world))
+    if env.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
+        _fail(rank, "WORLD_SIZE=%d over LOCAL_WORLD_SIZE=%d per node: across nodes gshmem hands "
+              "its unique ID over the store torchrun's agents share with the workers, but "
+              "TORCHELASTIC_USE_AGENT_STORE=%r (torch 1.x shares it only with --rdzv_backend "
+              "static; torch 2.x with c10d too); use --rdzv_backend static (--master_addr, "
+              "--master_port, --node_rank), a newer torch, or mpirun / srun"
+              % (world, local_world, env.get("TORCHELASTIC_USE_AGENT_STORE")))
+    try:
+        import datetime
+        from torch.distributed import TCPStore
+    except ImportError as e:
+        _fail(rank, "across nodes gshmem needs torch.distributed.TCPStore: %s" % e)
+    from ._lib import lib
+    limit = _timeout(rank)
+    addr, port = env.get("MASTER_ADDR", ""), env.get("MASTER_PORT", "")
+    try:
+        store = TCPStore(addr, int(port), world, False, datetime.timedelta(seconds=limit))
+    except (RuntimeError, ValueError) as e:
+        _fail(rank, "cannot reach torchrun's store at MASTER_ADDR:MASTER_PORT = %s:%s: %s"
+              % (addr, port, e))
+    key = "gshmem/uid/%s/%s/%d" % (env.get("TORCHELASTIC_RUN_ID", ""),
+                                   env.get("TORCHELASTIC_RESTART_COUNT", "0"), _uid_inits)
+    _uid_inits += 1
+    if rank_i == 0:
+        if not env.get("GSHMEM_BOOTSTRAP_UID_IFACE"):
+            mine = _route_addr(addr, int(port))
+            if mine:
+                env["GSHMEM_BOOTSTRAP_UID_IFACE"] = mine
+        buf = ctypes.create_string_buffer(128)
+        rc = lib.gshmem_get_uniqueid(buf)
+        if rc != 0:
+            _fail(rank, "gshmem_get_uniqueid failed (status %d; the cause is logged above)" % rc)
+        uid = buf.value.decode()
+        store.set(key, uid)
+    else:
+        try:
+            uid = store.get(key).decode()
+        except RuntimeError as e:
+            _fail(rank, "waited %d s (GSHMEM_TIMEOUT, 60 when unset) for RANK 0's unique ID in "
+                  "torchrun's store (key %s): %s; did RANK 0 call gshmem.init?" % (limit, key, e))
+    env.update({"GSHMEM_BOOTSTRAP_UID": uid, "GSHMEM_BOOTSTRAP_UID_PE": str(rank_i),
+                "GSHMEM_BOOTSTRAP_UID_N_PES": str(world)})
+    _uid_ours = True

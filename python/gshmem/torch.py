@@ -319,16 +319,19 @@ def init_process_group(backend=None, timeout_s=60):
     otherwise 127.0.0.1 at a port PE 0 found free and broadcast through
     gshmem (gshmemrun leaves no MASTER_ADDR / MASTER_PORT). backend: "nccl"
     for a CUDA heap, "gloo" for a host heap by default; gloo is bound to
-    loopback (GLOO_SOCKET_IFNAME=lo unless set)."""
+    loopback (GLOO_SOCKET_IFNAME=lo unless set) on one node; across
+    nodes (torchrun's WORLD_SIZE over LOCAL_WORLD_SIZE) gloo picks the
+    interface itself unless GLOO_SOCKET_IFNAME is set."""
     import datetime
     import os
 
     import torch.distributed as dist
     rt.require("torch.init_process_group")
     backend = backend or ("gloo" if S.heap_device is None else "nccl")
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    timeout = datetime.timedelta(seconds=timeout_s)
     env = os.environ
+    if env.get("WORLD_SIZE", "") == env.get("LOCAL_WORLD_SIZE", ""):
+        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    timeout = datetime.timedelta(seconds=timeout_s)
     if env.get("TORCHELASTIC_RUN_ID") and env.get("MASTER_ADDR") and env.get("MASTER_PORT") \
             and env.get("RANK") == str(S.me) and env.get("WORLD_SIZE") == str(S.npes):
         dist.init_process_group(backend, init_method="env://", rank=S.me, world_size=S.npes,

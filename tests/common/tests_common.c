@@ -307,6 +307,15 @@ void test_skip_if_sanitized(void)
 #endif
 }
 
+void test_skip_in_sanitizer(const char *why)
+{
+#ifdef GSHMEM_SANITIZED
+    cr_skip_test("sanitizer build: %s", why);
+#else
+    (void)why;
+#endif
+}
+
 const char *test_python_with(const char *mods)
 {
     static const char *const cands[] = {"python3", "/usr/bin/python3"};

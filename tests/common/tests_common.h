@@ -105,6 +105,9 @@ void test_require_built(const char *rel);
 /* Skips the calling test in a sanitizer build: python3 cannot load an
  * ASan libgshmem (the ASan runtime must come first). */
 void test_skip_if_sanitized(void);
+/* Skips in sanitizer builds, saying why (CI's time: the run repeats, with
+ * more PEs or another launcher, what other tests run under the sanitizers). */
+void test_skip_in_sanitizer(const char *why);
 
 /* The first python3 (PATH, then /usr/bin) that imports mods ("numpy",
  * "numpy, torch"), or skips the calling test naming them; skips in a

@@ -108,6 +108,49 @@ Test(boot, timeout_names_missing_pe)
     test_run_free(&r);
 }
 
+/* ---- uid: PEs started by hand with a hand-made ID (tests/multipe/uid-run.sh) */
+
+static test_run_t run_uid(int n, const char *mode)
+{
+    char cmd[512], env[96];
+    snprintf(cmd, sizeof cmd, "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env %d "
+             "%%B/tests/pe/pe_boot %s", n, mode);
+    snprintf(env, sizeof env, "PE_BOOT_N=%d PE_BOOT_EXPECT=uid", n);
+    return test_run(env, cmd, 60);
+}
+
+/* Exchanges of every size, the node map and directory; init cycles: PE 0
+ * listens on the ID's port again at each, the others try until it does. */
+static void check_uid_ok(int n, const char *mode, const char *want_line)
+{
+    test_run_t r = run_uid(n, mode);
+    cr_assert_eq(r.status, 0, "uid -n %d %s: status %d, output:\n%s", n, mode, r.status,
+                 test_tail(&r));
+    cr_assert_eq(test_count_of(r.output, want_line), n, "uid -n %d: expected %d \"%s\":\n%s", n,
+                 n, want_line, test_tail(&r));
+    test_run_free(&r);
+}
+
+Test(boot, uid_n4) { check_uid_ok(4, "normal", "OK (bootstrap uid, 1 cycle(s))"); }
+Test(boot, uid_n1) { check_uid_ok(1, "normal", "OK (bootstrap uid, 1 cycle(s))"); }
+Test(boot, uid_cycles_n4) { check_uid_ok(4, "cycles 20", "OK (bootstrap uid, 20 cycle(s))"); }
+
+/* PE 2 aborts with 7 while the others wait in a barrier: every PE ends
+ * with 7, each survivor naming PE 2 and its text. */
+Test(boot, uid_abort_n4)
+{
+    test_run_t r = run_uid(4, "abort");
+    for (int pe = 0; pe < 4; pe++) {
+        char want[64];
+        snprintf(want, sizeof want, "uid-run: PE %d status 7\n", pe);
+        cr_expect(strstr(r.output, want) != NULL, "PE %d did not end with 7:\n%s", pe,
+                  test_tail(&r));
+    }
+    cr_expect_eq(test_count_of(r.output, "aborted the job (status 7): pe_boot test abort"), 4,
+                 "every PE names the abort (the survivors and PE 2 itself):\n%s", test_tail(&r));
+    test_run_free(&r);
+}
+
 /* ---- under mpirun ---------------------------------------------------- */
 
 static void check_mpirun(const char *boot, const char *expect, const char *mode, int n,

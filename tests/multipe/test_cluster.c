@@ -254,9 +254,11 @@ static const char *line_with(const char *out, const char *needle)
     return line;
 }
 
+static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp);
+
 static void cl_run_job(const char *boot, const cl_job_t *job)
 {
-    char cmd[4096], ok[64], env[CL_PATH_MAX + 128];
+    char cmd[4096], env[CL_PATH_MAX + 128];
     int n = CL_NODES * CL_SLOTS;
 
     /* the suite's loopback settings (tests_common.c, CI's environment)
@@ -274,6 +276,19 @@ static void cl_run_job(const char *boot, const cl_job_t *job)
     snprintf(env, sizeof env, "GSN_CLUSTER_DIR=%s OMPI_ALLOW_RUN_AS_ROOT=1 "
              "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0", cl_dir);
     test_run_t r = cl_run(1, env, cmd);
+    cl_check_job(boot, job, &r);
+}
+
+/* r, the output of job at CL_NODES x CL_SLOTS PEs (PE p on node 1 +
+ * p / CL_SLOTS) under bootstrap boot: passed, each PE on its node with the
+ * transports wanted, crowding counted per machine, the default provider
+ * on the nodes' link. Frees r's output. */
+static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
+{
+    test_run_t r = *rp;
+    char ok[64];
+    int n = CL_NODES * CL_SLOTS;
+
     snprintf(ok, sizeof ok, "%s: OK", job->prog);
     cr_expect(r.status == 0 && strstr(r.output, ok) != NULL,
               "%s, %d nodes x %d PEs, GSHMEM_BOOTSTRAP=%s%s: status %d after %.1f s "
@@ -330,3 +345,56 @@ static void cl_mpirun_jobs(const char *boot)
 
 Test(cluster, mpirun_2x2_pmix, .timeout = 90, .fini = cl_down) { cl_mpirun_jobs("pmix"); }
 Test(cluster, mpirun_2x2_mpi, .timeout = 90, .fini = cl_down) { cl_mpirun_jobs("mpi"); }
+
+/* The same programs without a launcher: the unique-ID bootstrap, every PE
+ * started by hand in its node (tests/multipe/uid-run.sh), PE 0 in node 1
+ * listening on its eth0 address (a hand-made ID, GSHMEM_BOOTSTRAP_UID). */
+Test(cluster, uid_2x2, .timeout = 90, .fini = cl_down)
+{
+    char cmd[4096];
+
+    cl_up();
+    for (size_t i = 0; i < sizeof cl_jobs / sizeof cl_jobs[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE UID_NODE_CMD='" CL_SH " run %s' "
+                 "UID_NODE_OF='1 1 2 2' UID_ADDR=%s UID_PORT=29517 GSHMEM_HEAP=host "
+                 "FI_TCP_IFACE=eth0 GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT "
+                 "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env %d %%B/tests/pe/%s",
+                 cl_dir, cl_node[1].addr, CL_NODES * CL_SLOTS, cl_jobs[i].prog);
+        test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, CL_TIMEOUT_S);
+        cl_check_job("uid", &cl_jobs[i], &r);
+    }
+}
+
+/* torchrun across the nodes: an agent in each (--nnodes 2, static
+ * rendezvous on node 1's address), 2 ranks each, tests/python/pe_py_basic:
+ * the Python package's init joins the agents' store for the unique ID
+ * (python/gshmem/_torchrun.py). Options as test_torchrun.c gives them to
+ * Debian's torch 1.13. */
+Test(cluster, torchrun_2x2, .timeout = 120, .fini = cl_down)
+{
+    static const cl_job_t job = {.prog = "pe_py_basic", .env = "", .tp_of = CL_TP_OF};
+    char cmd[8192], one[2048];
+    int used = 0;
+
+    test_require_cmd("sh -c 'command -v torchrun >/dev/null || { echo \"SKIP: no torchrun on "
+                     "PATH (Debian: python3-torch)\"; exit 77; }'", 30, "");
+    cl_up();
+    used += snprintf(cmd + used, sizeof cmd - used, "bash -c 's=0; ");
+    for (int k = 1; k <= CL_NODES; k++) {
+        snprintf(one, sizeof one,
+                 CL_SH " run %s %d env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE FI_TCP_IFACE=eth0 "
+                 "PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=%%B/python:" GSHMEM_SOURCE_DIR
+                 "/tests/python GSHMEM_HEAP=host GSHMEM_DEBUG=INFO "
+                 "GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT torchrun --redirects 9:0 --tee 9:0 "
+                 "--monitor_interval 1 --nnodes %d --node_rank %d --nproc_per_node %d "
+                 "--master_addr %s --master_port 29518 " GSHMEM_SOURCE_DIR
+                 "/tests/python/pe_py_basic.py & p%d=$!; ",
+                 cl_dir, k, CL_NODES, k - 1, CL_SLOTS, cl_node[1].addr, k);
+        used += snprintf(cmd + used, sizeof cmd - used, "%s", one);
+    }
+    snprintf(cmd + used, sizeof cmd - used,
+             "wait $p1 || s=$?; wait $p2 || { r=$?; [ $s -ne 0 ] || s=$r; }; exit $s'");
+    test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, 90);
+    cl_check_job("uid (torchrun)", &job, &r);
+}

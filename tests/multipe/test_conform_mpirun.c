@@ -59,6 +59,15 @@ static void cm_run_all(const char *boot, const char *tp, int n)
 }
 
 Test(conform_mpirun, shm_n2, .timeout = 600) { cm_run_all("mpi", "shm", 2); }
-Test(conform_mpirun, shm_n4, .timeout = 600) { cm_run_all("mpi", "shm", 4); }
+#define CM_N4_SAN "the 4-PE runs under mpirun repeat shm_n2's code (CI's time)"
+Test(conform_mpirun, shm_n4, .timeout = 600)
+{
+    test_skip_in_sanitizer(CM_N4_SAN);
+    cm_run_all("mpi", "shm", 4);
+}
 Test(conform_mpirun, ofi_tcp_n2, .timeout = 600) { cm_run_all("mpi", "ofi-tcp", 2); }
-Test(conform_mpirun, auto_shm_n4, .timeout = 600) { cm_run_all("auto", "shm", 4); }
+Test(conform_mpirun, auto_shm_n4, .timeout = 600)
+{
+    test_skip_in_sanitizer(CM_N4_SAN);
+    cm_run_all("auto", "shm", 4);
+}

@@ -67,6 +67,25 @@ Test(launcher, timeout_kills_and_returns_124)
     test_run_free(&r);
 }
 
+/* A host list (mpirun's options) is refused at once, naming the
+ * multi-node launchers, and nothing starts. */
+Test(launcher, host_list_refused)
+{
+    static const char *const opts[] = {"-H a,b", "--host=a,b", "--hostfile hosts",
+                                       "-machinefile hosts"};
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s-n 2 %s%slines", RUN, opts[k], PROG);
+        test_run_t r = test_run(NULL, cmd, 30);
+        cr_expect(r.status != 0 && strstr(r.output, "gshmemrun starts PEs on this node only") &&
+                      strstr(r.output, "mpirun --hostfile") &&
+                      strstr(r.output, "GSHMEM_BOOTSTRAP_UID") && !strstr(r.output, "of PE "),
+                  "gshmemrun %s: status %d, want a refusal naming the other launchers:\n%s",
+                  opts[k], r.status, test_tail(&r));
+        test_run_free(&r);
+    }
+}
+
 Test(launcher, prefix_labels_every_line)
 {
     test_run_t r = test_run(NULL, RUN "-n 2 --prefix --" PROG "lines", 30);

@@ -5,8 +5,11 @@
  * 4 ranks; a failing rank ends the job with a nonzero status and a message
  * whether the others wait in a bootstrap exchange (gshmemrun --serve tells
  * them) or elsewhere (torchrun ends them), and the directory is gone after;
+ * two agents (--nnodes 2 on this machine: the unique-ID bootstrap, its ID
+ * through the agents' store): pe_py_basic, two init cycles, a failing rank;
  * and with torchrun's variables set by hand (no torchrun needed): one rank,
- * the refusals (several nodes, no gshmemrun, LOCAL_RANK 0 never came), and
+ * the refusals (several nodes without the agents' store or with the local
+ * bootstrap, no gshmemrun, LOCAL_RANK 0 never came), and
  * gshmemrun's variables winning over torchrun's; another user's directory or
  * rendezvous server at the guessable place is refused (run as root, which
  * can act as another user). gshmemrun --serve alone:
@@ -196,6 +199,112 @@ Test(torchrun, failing_rank_others_waiting_elsewhere, .timeout = TR_TIMEOUT + 30
     check_failing_rank("hang", "exitcode  : 3");
 }
 
+/* ---- two agents: several nodes --------------------------------------------- */
+
+/* Two torchrun agents on this machine (--nnodes 2, node ranks 0 and 1,
+ * static rendezvous on 127.0.0.1), 2 ranks each: WORLD_SIZE 4 over
+ * LOCAL_WORLD_SIZE 2, so gshmem takes the unique-ID bootstrap, its ID
+ * through the agents' store. The status is the first agent's non-zero
+ * one. (Across simulated nodes: test_cluster.c.) */
+static test_run_t two_agents_rdzv(const char *xdg, int c10d, const char *prog,
+                                  const char *args)
+{
+    char cmd[2048], env[192], one[640], rdzv[160];
+    int port = free_port(), used = 0;
+    used += snprintf(cmd + used, sizeof cmd - used, "bash -c 's=0; ");
+    for (int node = 0; node < 2; node++) {
+        if (c10d)
+            snprintf(rdzv, sizeof rdzv, "--rdzv_backend c10d --rdzv_endpoint 127.0.0.1:%d "
+                     "--rdzv_id gshmem-test-%d", port, (int)getpid());
+        else
+            snprintf(rdzv, sizeof rdzv, "--node_rank %d --master_addr 127.0.0.1 --master_port "
+                     "%d", node, port);
+        snprintf(one, sizeof one, PY_ENV TORCHRUN "--nnodes 2 %s --nproc_per_node 2 "
+                 "%s/%s.py %s & p%d=$!; ", rdzv, PY_DIR, prog, args, node);
+        /* the format's %% became %: the PY_ENV's %B stays for test_run */
+        used += snprintf(cmd + used, sizeof cmd - used, "%s", one);
+    }
+    snprintf(cmd + used, sizeof cmd - used, "wait $p0 || s=$?; wait $p1 || "
+             "{ r=$?; [ $s -ne 0 ] || s=$r; }; exit $s'");
+    snprintf(env, sizeof env, "GSHMEM_HEAP=host XDG_RUNTIME_DIR=%s", xdg);
+    return test_run(env, cmd, TR_TIMEOUT);
+}
+
+static test_run_t two_agents(const char *xdg, const char *prog, const char *args)
+{
+    return two_agents_rdzv(xdg, 0, prog, args);
+}
+
+/* c10d rendezvous: torch 2.x shares the agents' store with the workers
+ * (the job runs); torch 1.x does not, and gshmem says so, naming static
+ * rendezvous. Which one applies is torchrun's torch's version. */
+Test(torchrun, two_agents_c10d, .timeout = TR_TIMEOUT + 30)
+{
+    require_torchrun();
+    test_run_t v = test_run(NULL, "sh -c '$(sed -n \"1s/^#!//p\" $(command -v torchrun)) -c "
+                            "\"import torch; print(torch.__version__)\"'", 60);
+    int old_torch = strncmp(v.output, "1.", 2) == 0;
+    char *xdg = new_runtime_dir();
+    test_run_t r = two_agents_rdzv(xdg, 1, "pe_py_basic", "");
+    if (old_torch)
+        cr_expect(r.status != 0 && strstr(r.output, "TORCHELASTIC_USE_AGENT_STORE='False'") &&
+                      strstr(r.output, "--rdzv_backend static"),
+                  "torch %.20s, c10d: want gshmem's refusal (no shared store):\n%s", v.output,
+                  test_tail(&r));
+    else
+        cr_expect(r.status == 0 && test_count_of(r.output, "pe_py_basic: OK") == 1,
+                  "torch %.20s, c10d, 2 agents x 2 ranks: status %d:\n%s", v.output, r.status,
+                  test_tail(&r));
+    test_run_free(&v);
+    test_run_free(&r);
+    gshmemi_rmtree(xdg);
+}
+
+Test(torchrun, two_agents_basic, .timeout = TR_TIMEOUT + 30)
+{
+    require_torchrun();
+    char *xdg = new_runtime_dir();
+    test_run_t r = two_agents(xdg, "pe_py_basic", "");
+    cr_expect(r.status == 0 && test_count_of(r.output, "pe_py_basic: OK") == 1,
+              "pe_py_basic, 2 agents x 2 ranks: status %d:\n%s", r.status, test_tail(&r));
+    expect_empty(xdg, &r);
+    test_run_free(&r);
+    gshmemi_rmtree(xdg);
+}
+
+/* Two init cycles: a new ID each (a new key in the store). */
+Test(torchrun, two_agents_init_twice, .timeout = TR_TIMEOUT + 30)
+{
+    require_torchrun();
+    char *xdg = new_runtime_dir();
+    test_run_t r = two_agents(xdg, "pe_py_torchrun", "init");
+    cr_expect(r.status == 0, "2 agents x 2 ranks, init twice: status %d:\n%s", r.status,
+              test_tail(&r));
+    for (int pe = 0; pe < 4; pe++) {
+        char want[64];
+        snprintf(want, sizeof want, "pe_py_torchrun: PE %d of 4", pe);
+        cr_expect(test_count_of(r.output, want) == 2, "'%s' not twice:\n%s", want,
+                  test_tail(&r));
+    }
+    test_run_free(&r);
+    gshmemi_rmtree(xdg);
+}
+
+/* RANK 1 exits 3 while the others wait in a barrier: PE 0 of the uid
+ * bootstrap ends every rank of both agents, naming PE 1. */
+Test(torchrun, two_agents_failing_rank, .timeout = TR_TIMEOUT + 30)
+{
+    require_torchrun();
+    char *xdg = new_runtime_dir();
+    test_run_t r = two_agents(xdg, "pe_py_torchrun", "die");
+    cr_expect(r.status != 0 && r.seconds < 40 &&
+                  test_count_of(r.output, "the job is ending: PE 1 (host ") == 3,
+              "2 agents x 2 ranks, RANK 1 dies: status %d after %.1f s, want non-zero and "
+              "PEs 0, 2 and 3 naming PE 1:\n%s", r.status, r.seconds, test_tail(&r));
+    test_run_free(&r);
+    gshmemi_rmtree(xdg);
+}
+
 /* ---- torchrun's variables set by hand (no torchrun needed) -------------- */
 
 /* pe_py_torchrun init under vars (torchrun's), with XDG_RUNTIME_DIR=xdg. */
@@ -238,9 +347,14 @@ static void expect_refusal(const char *vars, const char *w1, const char *w2, con
 
 Test(torchrun, several_nodes_refused)
 {
-    expect_refusal("RANK=2 WORLD_SIZE=4 LOCAL_RANK=0 LOCAL_WORLD_SIZE=2",
-                   "multi-node torchrun is not supported by gshmem's bootstrap",
-                   "WORLD_SIZE=4 over LOCAL_WORLD_SIZE=2", "mpirun / srun");
+    /* torch 1.x with c10d: no agent store to hand the ID over */
+    expect_refusal("RANK=2 WORLD_SIZE=4 LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 "
+                   "TORCHELASTIC_USE_AGENT_STORE=False",
+                   "across nodes gshmem hands its unique ID over the store",
+                   "TORCHELASTIC_USE_AGENT_STORE='False'", "--rdzv_backend static");
+    expect_refusal("RANK=2 WORLD_SIZE=4 LOCAL_RANK=0 LOCAL_WORLD_SIZE=2 "
+                   "TORCHELASTIC_USE_AGENT_STORE=True GSHMEM_BOOTSTRAP=local",
+                   "GSHMEM_BOOTSTRAP=local is one node", "WORLD_SIZE=4 over", "unset it");
 }
 
 Test(torchrun, no_gshmemrun_refused)

@@ -132,10 +132,12 @@ Test(wait_dead, recovery_pmix_shm_barrier, .timeout = 90)
 }
 Test(wait_dead, recovery_mpi_ofi_tcp_reduce, .timeout = 90)
 {
+    test_skip_in_sanitizer("the pmix recovery tests run this watch (CI's time)");
     expect_death_seen_recovery("mpi", "ofi-tcp", "die reduce");
 }
 Test(wait_dead, recovery_mpi_shm_wait_until, .timeout = 90)
 {
+    test_skip_in_sanitizer("the pmix recovery tests run this watch (CI's time)");
     expect_death_seen_recovery("mpi", "shm", "die wait_until");
 }
 Test(wait_dead, recovery_pmix_ofi_tcp_lock, .timeout = 90)

@@ -124,6 +124,20 @@ static int check_serve_args(const lr_args_t *a, int n_left)
     return 0;
 }
 
+/* mpirun's and oshrun's host options: a list of nodes gshmemrun cannot serve. */
+static int is_host_option(const char *o)
+{
+    static const char *const host_opts[] = {"-H", "--host", "-host", "--hostfile", "-hostfile",
+                                            "--machinefile", "-machinefile", "-f", "--hosts",
+                                            "-hosts"};
+    for (size_t k = 0; k < sizeof host_opts / sizeof host_opts[0]; k++) {
+        size_t n = strlen(host_opts[k]);
+        if (strncmp(o, host_opts[k], n) == 0 && (o[n] == '\0' || o[n] == '='))
+            return 1;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, lr_args_t *a)
 {
     int i = 1;
@@ -141,6 +155,12 @@ static int parse_args(int argc, char **argv, lr_args_t *a)
             a->keep = 1;
         } else if (strcmp(o, "--dir") == 0 && i + 1 < argc) {
             a->dir = argv[++i];
+        } else if (is_host_option(o)) {
+            fprintf(stderr, "gshmemrun: %s: gshmemrun starts PEs on this node only (its "
+                    "rendezvous is a Unix socket); across nodes use mpirun --hostfile, srun "
+                    "--mpi=pmix, torchrun --nnodes, or the unique-ID bootstrap "
+                    "(GSHMEM_BOOTSTRAP_UID; README, \"Running programs\")\n", o);
+            return -1;
         } else if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
             usage(stdout);
             exit(0);

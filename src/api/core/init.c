@@ -15,6 +15,7 @@
  * finalize stops the threads in an exit handler (exit.c), registered
  * right after the heap. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,7 +293,7 @@ static int gshmemi_init_heap(gshmemi_state_t *g, gshmemi_heap_kind_t kind)
     return GSHMEM_SUCCESS;
 }
 
-static int gshmemi_init_impl(void *mpi_comm)
+static int gshmemi_init_impl(const gshmemi_boot_args_t *boot_args)
 {
     gshmemi_state_t *g = &gshmemi_g;
     gshmemi_heap_kind_t kind;
@@ -310,7 +311,7 @@ static int gshmemi_init_impl(void *mpi_comm)
     int eager = gshmemi_heap_cuda_loading_prefer_eager();
     GSHMEMI_CHECK(gshmemi_init_config(g, &kind, &tps));
     gshmemi_signals_default_fatal();   /* a killed PE dies of its signal (signals.c) */
-    GSHMEMI_CHECK_GOTO(gshmemi_bootstrap_open(&g->cfg, mpi_comm, &g->boot), rc, fail_state);
+    GSHMEMI_CHECK_GOTO(gshmemi_bootstrap_open(&g->cfg, boot_args, &g->boot), rc, fail_state);
     g->my_pe = g->boot->my_pe;
     g->n_pes = g->boot->n_pes;
     gshmemi_log_set_pe(g->my_pe);
@@ -390,15 +391,24 @@ int gshmem_init(void)
 
 int gshmem_init_attr(unsigned flags, const gshmem_init_attr_t *attr)
 {
-    void *mpi_comm = NULL;
+    const unsigned known = GSHMEM_INIT_WITH_MPI_COMM | GSHMEM_INIT_WITH_UNIQUEID;
+    gshmemi_boot_args_t args = {0};
+    char uid[GSHMEM_UNIQUEID_BYTES];
 
-    if (flags & ~GSHMEM_INIT_WITH_MPI_COMM) {
+    if (flags & ~known) {
         GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_init_attr: unknown flags 0x%x",
-                      flags & ~GSHMEM_INIT_WITH_MPI_COMM);
+                      flags & ~known);
         return GSHMEM_ERR_INVALID_ARG;
     }
-    if (attr != NULL && attr->size != 0 &&
-        attr->size < offsetof(gshmem_init_attr_t, mpi_comm) + sizeof(void *)) {
+    if ((flags & GSHMEM_INIT_WITH_MPI_COMM) && (flags & GSHMEM_INIT_WITH_UNIQUEID)) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_init_attr: GSHMEM_INIT_WITH_MPI_COMM and "
+                      "GSHMEM_INIT_WITH_UNIQUEID together (one bootstrap: pick one)");
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    /* an attr of an older gshmem (no uid fields) serves the MPI flag */
+    size_t need = (flags & GSHMEM_INIT_WITH_UNIQUEID) ? sizeof(gshmem_init_attr_t)
+                  : offsetof(gshmem_init_attr_t, mpi_comm) + sizeof(void *);
+    if (attr != NULL && attr->size != 0 && attr->size < need) {
         GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_init_attr: attr->size %zu is too small "
                       "(expected sizeof(gshmem_init_attr_t) = %zu)", attr->size,
                       sizeof(gshmem_init_attr_t));
@@ -410,9 +420,59 @@ int gshmem_init_attr(unsigned flags, const gshmem_init_attr_t *attr)
                           "needs attr->mpi_comm (a pointer to an MPI_Comm)");
             return GSHMEM_ERR_INVALID_ARG;
         }
-        mpi_comm = attr->mpi_comm;
+        args.mpi_comm = attr->mpi_comm;
     }
-    return gshmemi_init_impl(mpi_comm);
+    if (flags & GSHMEM_INIT_WITH_UNIQUEID) {
+        if (attr == NULL) {
+            GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_init_attr: GSHMEM_INIT_WITH_UNIQUEID "
+                          "needs attr (set by gshmem_set_attr_uniqueid_args)");
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        memcpy(uid, attr->uid.internal, sizeof uid);
+        uid[sizeof uid - 1] = '\0';
+        args.uid = uid;
+        args.uid_pe = attr->uid_pe;
+        args.uid_n_pes = attr->uid_n_pes;
+    }
+    return gshmemi_init_impl(&args);
+}
+
+int gshmem_get_uniqueid(gshmem_uniqueid_t *id)
+{
+    static gshmemi_config_t cfg;   /* GSHMEM_BOOTSTRAP_UID_IFACE; large for a stack */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+    if (id == NULL) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_get_uniqueid: id is NULL");
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    memset(id, 0, sizeof *id);
+    pthread_mutex_lock(&lock);
+    int rc = gshmemi_config_load(&cfg);
+    if (rc == 0)
+        rc = gshmemi_bootstrap_uid_make(&cfg, id->internal, sizeof id->internal);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int gshmem_set_attr_uniqueid_args(int pe, int n_pes, const gshmem_uniqueid_t *id,
+                                  gshmem_init_attr_t *attr)
+{
+    if (id == NULL || attr == NULL) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_set_attr_uniqueid_args: %s is NULL",
+                      id == NULL ? "id" : "attr");
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (n_pes < 1 || pe < 0 || pe >= n_pes) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "gshmem_set_attr_uniqueid_args: PE %d of %d PEs: "
+                      "expected n_pes >= 1 and 0 <= pe < n_pes", pe, n_pes);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    attr->size = sizeof *attr;
+    attr->uid_pe = pe;
+    attr->uid_n_pes = n_pes;
+    attr->uid = *id;
+    return 0;
 }
 
 /* Thread safety: the state is written only by init and finalize; the

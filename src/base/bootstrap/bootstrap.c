@@ -20,22 +20,30 @@
 
 #define SUBSYS GSHMEMI_SUBSYS_BOOTSTRAP
 
-typedef int (*open_fn_t)(const gshmemi_config_t *cfg, void *mpi_comm,
+typedef int (*open_fn_t)(const gshmemi_config_t *cfg, const gshmemi_boot_args_t *a,
                          gshmemi_bootstrap_t **boot_p);
 
-static int open_local(const gshmemi_config_t *c, void *m, gshmemi_bootstrap_t **b)
+static int open_local(const gshmemi_config_t *c, const gshmemi_boot_args_t *a,
+                      gshmemi_bootstrap_t **b)
 {
-    (void)m;
+    (void)a;
     return gshmemi_bootstrap_local_open(c, b);
 }
-static int open_pmix(const gshmemi_config_t *c, void *m, gshmemi_bootstrap_t **b)
+static int open_mpi(const gshmemi_config_t *c, const gshmemi_boot_args_t *a,
+                    gshmemi_bootstrap_t **b)
 {
-    (void)m;
+    return gshmemi_bootstrap_mpi_open(c, a->mpi_comm, b);
+}
+static int open_pmix(const gshmemi_config_t *c, const gshmemi_boot_args_t *a,
+                     gshmemi_bootstrap_t **b)
+{
+    (void)a;
     return gshmemi_bootstrap_pmix_open(c, b);
 }
-static int open_self(const gshmemi_config_t *c, void *m, gshmemi_bootstrap_t **b)
+static int open_self(const gshmemi_config_t *c, const gshmemi_boot_args_t *a,
+                     gshmemi_bootstrap_t **b)
 {
-    (void)m;
+    (void)a;
     return gshmemi_bootstrap_self_open(c, b);
 }
 
@@ -44,8 +52,9 @@ static const struct {
     open_fn_t open;
 } boot_table[] = {
     {"local", open_local},
-    {"mpi", gshmemi_bootstrap_mpi_open},
+    {"mpi", open_mpi},
     {"pmix", open_pmix},
+    {"uid", gshmemi_bootstrap_uid_open},
     {"self", open_self},
 };
 #define N_BOOT ((int)(sizeof boot_table / sizeof boot_table[0]))
@@ -78,12 +87,19 @@ static int env_set(const char *name)
 
 /* The auto rule of bootstrap.h: candidates in order; *why_p says what was
  * seen in the environment. */
-static int auto_candidates(void *mpi_comm, const char **list, const char **why_p)
+static int auto_candidates(const gshmemi_config_t *cfg, const gshmemi_boot_args_t *a,
+                           const char **list, const char **why_p)
 {
     int n = 0;
-    if (mpi_comm) {   /* the caller's communicator decides the PEs, whatever launched them */
+    if (a->mpi_comm) {   /* the caller's communicator decides the PEs, whatever launched them */
         *why_p = "an MPI communicator was given";
         list[n++] = "mpi";
+    } else if (a->uid) {
+        *why_p = "a unique ID was given (GSHMEM_INIT_WITH_UNIQUEID)";
+        list[n++] = "uid";
+    } else if (cfg->bootstrap_uid[0]) {
+        *why_p = "GSHMEM_BOOTSTRAP_UID is set";
+        list[n++] = "uid";
     } else if (env_set(GSHMEMI_LP_ENV_SOCKET)) {
         *why_p = GSHMEMI_LP_ENV_SOCKET " is set (gshmemrun)";
         list[n++] = "local";
@@ -104,33 +120,41 @@ static int auto_candidates(void *mpi_comm, const char **list, const char **why_p
     return n;
 }
 
-int gshmemi_bootstrap_open(const gshmemi_config_t *cfg, void *mpi_comm,
+int gshmemi_bootstrap_open(const gshmemi_config_t *cfg, const gshmemi_boot_args_t *args,
                            gshmemi_bootstrap_t **boot_p)
 {
+    static const gshmemi_boot_args_t none;
+    const gshmemi_boot_args_t *a = args ? args : &none;
     const char *want = cfg->bootstrap[0] ? cfg->bootstrap : "auto";
     if (strcmp(want, "auto") != 0) {
         int i = boot_index(want);
         if (i < 0) {
-            GSHMEMI_ERROR(SUBSYS, "GSHMEM_BOOTSTRAP=%s: expected auto, local, mpi, pmix or self",
-                          want);
+            GSHMEMI_ERROR(SUBSYS, "GSHMEM_BOOTSTRAP=%s: expected auto, local, mpi, pmix, uid or "
+                          "self", want);
             return GSHMEM_ERR_CONFIG;
         }
-        if (mpi_comm && strcmp(want, "mpi") != 0) {
+        if (a->mpi_comm && strcmp(want, "mpi") != 0) {
             GSHMEMI_ERROR(SUBSYS, "GSHMEM_BOOTSTRAP=%s, but an MPI communicator was given to "
                           "gshmem_init_attr (GSHMEM_INIT_WITH_MPI_COMM): its ranks must be the "
                           "PEs; unset GSHMEM_BOOTSTRAP or set it to mpi or auto", want);
             return GSHMEM_ERR_CONFIG;
         }
-        int rc = boot_table[i].open(cfg, mpi_comm, boot_p);
+        if (a->uid && strcmp(want, "uid") != 0) {
+            GSHMEMI_ERROR(SUBSYS, "GSHMEM_BOOTSTRAP=%s, but a unique ID was given to "
+                          "gshmem_init_attr (GSHMEM_INIT_WITH_UNIQUEID); unset "
+                          "GSHMEM_BOOTSTRAP or set it to uid or auto", want);
+            return GSHMEM_ERR_CONFIG;
+        }
+        int rc = boot_table[i].open(cfg, a, boot_p);
         if (rc == GSHMEM_ERR_NOT_SUPPORTED)
             GSHMEMI_ERROR(SUBSYS, "GSHMEM_BOOTSTRAP=%s: gshmem was built without %s support",
                           want, want);
         return rc;
     }
     const char *list[4], *why = "";
-    int n = auto_candidates(mpi_comm, list, &why);
+    int n = auto_candidates(cfg, a, list, &why);
     for (int k = 0; k < n; k++) {
-        int rc = boot_table[boot_index(list[k])].open(cfg, mpi_comm, boot_p);
+        int rc = boot_table[boot_index(list[k])].open(cfg, a, boot_p);
         if (rc == 0) {
             GSHMEMI_INFO(SUBSYS, "bootstrap %s picked (GSHMEM_BOOTSTRAP=auto: %s)", list[k], why);
             return 0;

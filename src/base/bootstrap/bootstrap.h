@@ -44,13 +44,21 @@ struct gshmemi_bootstrap {
     void *priv;
 };
 
+/* What gshmem_init_attr was given for the bootstrap (zero: nothing). */
+typedef struct gshmemi_boot_args {
+    void *mpi_comm;      /* GSHMEM_INIT_WITH_MPI_COMM: pointer to an MPI_Comm */
+    const char *uid;     /* GSHMEM_INIT_WITH_UNIQUEID: the ID's text */
+    int uid_pe, uid_n_pes;
+} gshmemi_boot_args_t;
+
 /* Opens the bootstrap named by cfg->bootstrap ("auto" picks: mpi when
- * mpi_comm is given, local when gshmemrun's variables are set, mpi when MPI
- * is initialized, pmix when PMIX_RANK is set, mpi when OMPI_COMM_WORLD_SIZE
- * or PMI_RANK is set, else self). mpi_comm: pointer to an MPI_Comm, or
- * NULL; given with a GSHMEM_BOOTSTRAP other than auto or mpi it is
- * GSHMEM_ERR_CONFIG, logged (the communicator would be ignored). */
-int gshmemi_bootstrap_open(const gshmemi_config_t *cfg, void *mpi_comm,
+ * mpi_comm is given, uid when an ID is given (gshmem_init_attr or
+ * GSHMEM_BOOTSTRAP_UID), local when gshmemrun's variables are set, mpi when
+ * MPI is initialized, pmix when PMIX_RANK is set, mpi when
+ * OMPI_COMM_WORLD_SIZE or PMI_RANK is set, else self). args may be NULL.
+ * A communicator or an ID given with a GSHMEM_BOOTSTRAP that cannot take
+ * it is GSHMEM_ERR_CONFIG, logged (it would be ignored). */
+int gshmemi_bootstrap_open(const gshmemi_config_t *cfg, const gshmemi_boot_args_t *args,
                            gshmemi_bootstrap_t **boot_p);
 
 /* Implementations (NOT_SUPPORTED where not built in). */
@@ -59,6 +67,13 @@ int gshmemi_bootstrap_mpi_open(const gshmemi_config_t *cfg, void *mpi_comm,
                                gshmemi_bootstrap_t **boot_p);
 int gshmemi_bootstrap_pmix_open(const gshmemi_config_t *cfg, gshmemi_bootstrap_t **boot_p);
 int gshmemi_bootstrap_self_open(const gshmemi_config_t *cfg, gshmemi_bootstrap_t **boot_p);
+/* uid: the ID, PE and PE count from args, else from GSHMEM_BOOTSTRAP_UID*. */
+int gshmemi_bootstrap_uid_open(const gshmemi_config_t *cfg, const gshmemi_boot_args_t *args,
+                               gshmemi_bootstrap_t **boot_p);
+/* gshmem_get_uniqueid: listens on a TCP port of this process (an earlier
+ * one of this process is closed: its ID goes stale) and writes the ID's
+ * text, NUL-terminated, into id[cap]. */
+int gshmemi_bootstrap_uid_make(const gshmemi_config_t *cfg, char *id, size_t cap);
 
 /* The notice of a bootstrap whose launcher ends the job itself: 0. */
 int gshmemi_bootstrap_notice_none(gshmemi_bootstrap_t *b, char *why, size_t cap);

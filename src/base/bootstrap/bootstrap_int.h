@@ -19,4 +19,11 @@ int gshmemi_bootstrap_node_dir_remove(gshmemi_bootstrap_t *b, int owner);
 /* Seconds of cfg->timeout as poll milliseconds (-1: no limit). */
 int gshmemi_bootstrap_timeout_ms(const gshmemi_config_t *cfg);
 
+/* Stream sockets of the bootstraps (bootstrap_io.c). CLOCK_MONOTONIC in ms. */
+double gshmemi_boot_now_ms(void);
+/* All len bytes to (is_write) or from fd by deadline (gshmemi_boot_now_ms
+ * value; < 0: none): 0, GSHMEM_ERR_TIMEOUT, or GSHMEM_ERR_PEER_DEAD (the
+ * connection closed or failed). */
+int gshmemi_boot_io(int fd, void *buf, size_t len, int is_write, double deadline);
+
 #endif /* GSHMEMI_BOOTSTRAP_INT_H */

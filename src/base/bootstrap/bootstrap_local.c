@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bootstrap_int.h"
@@ -28,54 +27,9 @@ typedef struct local_priv {
     unsigned long round;
 } local_priv_t;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-/* Wait for events on fd until deadline (ms, <0: none). 1: ready, 0: time up. */
-static int wait_fd(int fd, short events, double deadline)
-{
-    for (;;) {
-        int ms = -1;
-        if (deadline >= 0) {
-            double left = deadline - now_ms();
-            if (left <= 0)
-                return 0;
-            ms = (int)left + 1;
-        }
-        struct pollfd pfd = {.fd = fd, .events = events};
-        int r = poll(&pfd, 1, ms);
-        if (r > 0)
-            return 1;
-        if (r < 0 && errno != EINTR)
-            return 1;   /* let the read/write report it */
-    }
-}
-
-/* 0, GSHMEM_ERR_TIMEOUT, or GSHMEM_ERR_PEER_DEAD (closed / error). */
-static int io_full(int fd, void *buf, size_t len, int is_write, double deadline)
-{
-    char *p = buf;
-    while (len > 0) {
-        if (!wait_fd(fd, is_write ? POLLOUT : POLLIN, deadline))
-            return GSHMEM_ERR_TIMEOUT;
-        ssize_t r = is_write ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
-        if (r < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (r <= 0)
-            return GSHMEM_ERR_PEER_DEAD;
-        p += r;
-        len -= (size_t)r;
-    }
-    return 0;
-}
-
 static double deadline_of(const local_priv_t *lp)
 {
-    return lp->timeout_ms < 0 ? -1.0 : now_ms() + lp->timeout_ms;
+    return lp->timeout_ms < 0 ? -1.0 : gshmemi_boot_now_ms() + lp->timeout_ms;
 }
 
 static int send_msg(gshmemi_bootstrap_t *b, uint32_t type, int32_t arg, const void *p,
@@ -85,9 +39,9 @@ static int send_msg(gshmemi_bootstrap_t *b, uint32_t type, int32_t arg, const vo
     gshmemi_lp_hdr_t h = {.magic = GSHMEMI_LP_MAGIC, .type = type, .pe = b->my_pe,
                           .arg = arg, .len = len};
     double dl = deadline_of(lp);
-    int rc = io_full(lp->fd, &h, sizeof h, 1, dl);
+    int rc = gshmemi_boot_io(lp->fd, &h, sizeof h, 1, dl);
     if (rc == 0 && len)
-        rc = io_full(lp->fd, (void *)p, len, 1, dl);
+        rc = gshmemi_boot_io(lp->fd, (void *)p, len, 1, dl);
     if (rc != 0) {
         lp->broken = 1;
         GSHMEMI_ERROR(SUBSYS, "bootstrap %s: PE %d cannot send to gshmemrun: %s", op, b->my_pe,
@@ -100,12 +54,12 @@ static int send_msg(gshmemi_bootstrap_t *b, uint32_t type, int32_t arg, const vo
 static int read_text(local_priv_t *lp, const gshmemi_lp_hdr_t *h, char *buf, size_t cap)
 {
     size_t keep = h->len < cap - 1 ? h->len : cap - 1;
-    int rc = io_full(lp->fd, buf, keep, 0, deadline_of(lp));
+    int rc = gshmemi_boot_io(lp->fd, buf, keep, 0, deadline_of(lp));
     buf[rc == 0 ? keep : 0] = '\0';
     for (uint64_t left = h->len - keep; rc == 0 && left > 0;) {
         char tmp[256];
         size_t n = left < sizeof tmp ? left : sizeof tmp;
-        rc = io_full(lp->fd, tmp, n, 0, deadline_of(lp));
+        rc = gshmemi_boot_io(lp->fd, tmp, n, 0, deadline_of(lp));
         left -= n;
     }
     return rc;
@@ -116,13 +70,13 @@ static void query_missing(gshmemi_bootstrap_t *b, char *buf, size_t cap)
 {
     local_priv_t *lp = b->priv;
     gshmemi_lp_hdr_t q = {.magic = GSHMEMI_LP_MAGIC, .type = GSHMEMI_LP_QUERY, .pe = b->my_pe};
-    double dl = now_ms() + 2000;
+    double dl = gshmemi_boot_now_ms() + 2000;
     snprintf(buf, cap, "PEs not arrived: unknown");
-    if (io_full(lp->fd, &q, sizeof q, 1, dl) != 0)
+    if (gshmemi_boot_io(lp->fd, &q, sizeof q, 1, dl) != 0)
         return;
     for (;;) {
         gshmemi_lp_hdr_t h;
-        if (io_full(lp->fd, &h, sizeof h, 0, dl) != 0 || h.magic != GSHMEMI_LP_MAGIC)
+        if (gshmemi_boot_io(lp->fd, &h, sizeof h, 0, dl) != 0 || h.magic != GSHMEMI_LP_MAGIC)
             return;
         if (h.type == GSHMEMI_LP_QUERY_REPLY) {
             read_text(lp, &h, buf, cap);
@@ -132,7 +86,7 @@ static void query_missing(gshmemi_bootstrap_t *b, char *buf, size_t cap)
         char tmp[4096];
         for (uint64_t left = h.len; left > 0;) {
             size_t n = left < sizeof tmp ? left : sizeof tmp;
-            if (io_full(lp->fd, tmp, n, 0, dl) != 0)
+            if (gshmemi_boot_io(lp->fd, tmp, n, 0, dl) != 0)
                 return;
             left -= n;
         }
@@ -148,7 +102,7 @@ static int recv_msg(gshmemi_bootstrap_t *b, uint32_t want, void *out, size_t len
     gshmemi_lp_hdr_t h;
     int rc;
     for (;;) {
-        rc = io_full(lp->fd, &h, sizeof h, 0, deadline_of(lp));
+        rc = gshmemi_boot_io(lp->fd, &h, sizeof h, 0, deadline_of(lp));
         if (rc != 0)
             break;
         if (h.magic != GSHMEMI_LP_MAGIC) {
@@ -175,7 +129,7 @@ static int recv_msg(gshmemi_bootstrap_t *b, uint32_t want, void *out, size_t len
                           (unsigned long long)h.len);
             return GSHMEM_ERR_BOOTSTRAP;
         }
-        rc = io_full(lp->fd, out, len, 0, deadline_of(lp));
+        rc = gshmemi_boot_io(lp->fd, out, len, 0, deadline_of(lp));
         if (rc == 0 && arg_p)
             *arg_p = h.arg;
         if (rc == 0)
@@ -233,8 +187,8 @@ static void local_end_job(gshmemi_bootstrap_t *b, uint32_t type, int status, con
     const char *m = msg ? msg : "";
     gshmemi_lp_hdr_t h = {.magic = GSHMEMI_LP_MAGIC, .type = type,
                           .pe = b->my_pe, .arg = status, .len = strlen(m)};
-    double dl = now_ms() + 2000;
-    if (io_full(lp->fd, &h, sizeof h, 1, dl) != 0 || io_full(lp->fd, (void *)m, h.len, 1, dl) != 0)
+    double dl = gshmemi_boot_now_ms() + 2000;
+    if (gshmemi_boot_io(lp->fd, &h, sizeof h, 1, dl) != 0 || gshmemi_boot_io(lp->fd, (void *)m, h.len, 1, dl) != 0)
         fprintf(stderr, "gshmem: PE %d %s the job (status %d): %s\n", b->my_pe,
                 type == GSHMEMI_LP_ABORT ? "aborted" : "ended", status, m);
     _exit(status);
@@ -254,7 +208,7 @@ static int local_notice(gshmemi_bootstrap_t *b, char *why, size_t cap)
     snprintf(why, cap, "gshmemrun closed the connection (a PE died, or the job is ending)");
     if (lp->broken)
         return GSHMEM_ERR_PEER_DEAD;
-    if (io_full(lp->fd, &h, sizeof h, 0, now_ms() + 2000) == 0 &&
+    if (gshmemi_boot_io(lp->fd, &h, sizeof h, 0, gshmemi_boot_now_ms() + 2000) == 0 &&
         h.magic == GSHMEMI_LP_MAGIC && h.len < (1u << 20)) {
         char text[1024];
         if (h.type == GSHMEMI_LP_QUERY_REPLY) {

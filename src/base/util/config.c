@@ -249,6 +249,12 @@ static const struct {
 } gshmemi_config_ranges[] = {
     {"TIMEOUT", offsetof(gshmemi_config_t, timeout), 0, LONG_MAX,
      "a number of seconds >= 0 (0: no limit)"},
+    {"BOOTSTRAP_UID_PE", offsetof(gshmemi_config_t, bootstrap_uid_pe), -1, 1 << 30,
+     "a PE number from 0 (-1: unset)"},
+    {"BOOTSTRAP_UID_N_PES", offsetof(gshmemi_config_t, bootstrap_uid_n_pes), 0, 1 << 30,
+     "a PE count from 1 (0: unset)"},
+    {"BOOTSTRAP_UID_TIMEOUT", offsetof(gshmemi_config_t, bootstrap_uid_timeout), 0, 1000000,
+     "seconds from 0 (no limit) to 1000000"},
     {"STOPPED_TIMEOUT", offsetof(gshmemi_config_t, stopped_timeout), 0, 1000000000,
      "whole seconds from 0 (never) to 1000000000"},
     {"IDLE_SPIN_US", offsetof(gshmemi_config_t, idle_spin_us), 0, 10000000,
@@ -288,9 +294,9 @@ static int gshmemi_config_validate(gshmemi_config_t *cfg)
         return gshmemi_config_reject("DEBUG_SUBSYS", cfg->debug_subsys,
                                      "a comma list of INIT, HEAP, TRANSPORT, PROXY, AGG, "
                                      "BOOTSTRAP, COLL or ALL");
-    if (!gshmemi_config_one_of(cfg->bootstrap, "auto|local|mpi|pmix|self"))
+    if (!gshmemi_config_one_of(cfg->bootstrap, "auto|local|mpi|pmix|uid|self"))
         return gshmemi_config_reject("BOOTSTRAP", cfg->bootstrap,
-                                     "one of auto, local, mpi, pmix, self");
+                                     "one of auto, local, mpi, pmix, uid, self");
     if (!gshmemi_config_one_of(cfg->heap, "auto|host|cuda"))
         return gshmemi_config_reject("HEAP", cfg->heap, "one of auto, host, cuda");
     if (!gshmemi_config_transports_ok(cfg->transports))

@@ -20,7 +20,21 @@ GSHMEMI_CFG(string, TRACE, trace, "",
 GSHMEMI_CFG(string, DEBUG_SUBSYS, debug_subsys, "ALL",
             "comma list of INIT,HEAP,TRANSPORT,PROXY,AGG,BOOTSTRAP,COLL or ALL")
 GSHMEMI_CFG(string, BOOTSTRAP, bootstrap, "auto",
-            "auto, local (gshmemrun), mpi, pmix or self (one PE)")
+            "auto, local (gshmemrun), mpi, pmix, uid (a unique ID) or self (one PE)")
+GSHMEMI_CFG(string, BOOTSTRAP_UID, bootstrap_uid, "",
+            "uid bootstrap without gshmem_init_attr: the ID's text (gshmem-uid1 ADDR PORT "
+            "TOKEN; PE 0 listens on ADDR:PORT); with BOOTSTRAP_UID_PE and _N_PES")
+GSHMEMI_CFG(int, BOOTSTRAP_UID_PE, bootstrap_uid_pe, "-1",
+            "uid bootstrap without gshmem_init_attr: this PE's number")
+GSHMEMI_CFG(int, BOOTSTRAP_UID_N_PES, bootstrap_uid_n_pes, "0",
+            "uid bootstrap without gshmem_init_attr: the job's PE count")
+GSHMEMI_CFG(string, BOOTSTRAP_UID_IFACE, bootstrap_uid_iface, "",
+            "uid bootstrap: the interface (or IP address) gshmem_get_uniqueid listens on; "
+            "empty: the first up interface with an IPv4 address that is not loopback, else "
+            "loopback")
+GSHMEMI_CFG(int, BOOTSTRAP_UID_TIMEOUT, bootstrap_uid_timeout, "60",
+            "uid bootstrap: seconds PE 0 waits for every PE to join (the others wait 5 s "
+            "more for its answer); 0: no limit")
 GSHMEMI_CFG(string, TRANSPORTS, transports, "auto",
             "comma list in order of preference: p2p, shm, ofi; auto = p2p,shm,ofi")
 GSHMEMI_CFG(bool, DISABLE_P2P, disable_p2p, "0",
