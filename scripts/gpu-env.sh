@@ -15,6 +15,8 @@ fi
 gpu_env_py=$(python3 -c "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))" 2>/dev/null)
 export LD_LIBRARY_PATH=$gpu_env_root/.gpu/lib:$gpu_env_build${gpu_env_py:+:$gpu_env_py/nvidia/nccl/lib}:${LD_LIBRARY_PATH:-}
 export GSHMEM_TEST_BUILD_DIR=$gpu_env_build
+# ip for the simulated nodes (tests/cluster), carried by scripts/gpu-pack.sh
+command -v ip >/dev/null || [ ! -x "$gpu_env_root/.gpu/ip/ip" ] || export PATH=$gpu_env_root/.gpu/ip:$PATH
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 FI_TCP_IFACE=lo
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo

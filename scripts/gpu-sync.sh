@@ -22,7 +22,9 @@ status=0
 n_gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 mps=0
 if [ "${n_gpus:-0}" -lt 2 ]; then
-  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  # in the build folder: simulated nodes (cluster::gpu_*) cover /tmp with
+  # their own, but see the build
+  export CUDA_MPS_PIPE_DIRECTORY=$gpu_env_build/.mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   nvidia-cuda-mps-control -d && mps=1
 fi

@@ -60,11 +60,16 @@ static void check_node(gshmemi_bootstrap_t *b)
     int n = b->n_pes, n_nodes = -1;
     int *node_of = malloc(sizeof(int) * (size_t)n);
     int rc = gshmemi_bootstrap_node_map(b, node_of, &n_nodes);
+    /* PE_BOOT_NODES: the job's nodes (default 1), its PEs in blocks of
+     * n / nodes, as scripts/startup-bench.sh lays them out */
+    const char *nodes_env = getenv("PE_BOOT_NODES");
+    int want = nodes_env ? atoi(nodes_env) : 1;
     CHECK(rc == 0, "node_map: status %d", rc);
-    CHECK(n_nodes == 1, "node_map: %d nodes on one machine", n_nodes);
+    CHECK(want >= 1 && n % want == 0, "PE_BOOT_NODES=%s for %d PEs", nodes_env, n);
+    CHECK(n_nodes == want, "node_map: %d nodes, expected %d", n_nodes, want);
     for (int p = 0; p < n; p++)
-        CHECK(node_of[p] == 0, "node_map: PE %d on node %d", p, node_of[p]);
-    free(node_of);
+        CHECK(node_of[p] == p / (n / want), "node_map: PE %d on node %d, expected %d", p,
+              node_of[p], p / (n / want));
 
     struct stat st;
     CHECK(b->node_dir[0] != '\0', "node_dir is empty");
@@ -75,11 +80,13 @@ static void check_node(gshmemi_bootstrap_t *b)
     char *all = malloc(sizeof b->node_dir * (size_t)n);
     rc = b->ops->allgather(b, b->node_dir, all, sizeof b->node_dir);
     CHECK(rc == 0, "allgather of node_dir: status %d", rc);
-    for (int p = 0; p < n; p++)
-        CHECK(strcmp(all + (size_t)p * sizeof b->node_dir, b->node_dir) == 0,
+    for (int p = 0; p < n; p++)   /* the same for the PEs of this node */
+        CHECK(node_of[p] != node_of[b->my_pe] ||
+                  strcmp(all + (size_t)p * sizeof b->node_dir, b->node_dir) == 0,
               "node_dir of PE %d is %s, mine is %s", p, all + (size_t)p * sizeof b->node_dir,
               b->node_dir);
     free(all);
+    free(node_of);
 }
 
 static gshmemi_bootstrap_t *boot_open(void)

@@ -11,6 +11,11 @@
  *     exit      PE 1 calls gshmem_global_exit(7) while the others wait
  *     badtoken  PEs other than 0 take the ID with its token changed: init
  *               must fail ("pe_uid: refused (...)", status 0)
+ *   pe_uid startup     gshmem_init as the program calls it (the bootstrap
+ *               from GSHMEM_BOOTSTRAP_UID or a launcher), a barrier,
+ *               finalize; PE 0 prints the slowest PE's init time ("pe_uid:
+ *               startup N PEs: init max A ms"), every PE its finalize's
+ *               ("pe_uid: PE p finalize B ms"; scripts/startup-bench.sh)
  *   pe_uid refusals    one process: a stale ID (a second
  *               gshmem_get_uniqueid closed the first), an ID that is not
  *               one, PE numbers out of range, the ID with
@@ -137,10 +142,35 @@ static int refusals(void)
     return 0;
 }
 
+static int startup(void)
+{
+    double t0 = now_s();
+    int rc = gshmem_init();
+    CHECK(rc == 0, "gshmem_init: %s", gshmem_strerror(rc));
+    my = gshmem_my_pe();
+    int64_t *t = gshmem_malloc(4 * sizeof(int64_t));
+    CHECK(t != NULL, "gshmem_malloc");
+    t[0] = (int64_t)((now_s() - t0) * 1e6);
+    gshmem_barrier_all();
+    double t1 = now_s();
+    gshmem_int64_max_reduce(GSHMEM_TEAM_WORLD, t + 1, t, 1);
+    int n = gshmem_n_pes(), me = my;
+    int64_t init_us = t[1];
+    gshmem_free(t);
+    gshmem_finalize();
+    /* finalize's time: each PE's, printed by all, the driver takes the max */
+    printf("pe_uid: PE %d finalize %.1f ms\n", me, (now_s() - t1) * 1e3);
+    if (me == 0)
+        printf("pe_uid: startup %d PEs: init max %.1f ms\n", n, init_us / 1e3);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "refusals") == 0)
         return refusals();
+    if (argc == 2 && strcmp(argv[1], "startup") == 0)
+        return startup();
     if (argc != 5) {
         fprintf(stderr, "usage: pe_uid api|kill|exit|badtoken PE N FILE | pe_uid refusals\n");
         return 2;

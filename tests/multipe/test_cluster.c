@@ -306,6 +306,10 @@ static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
                   "%s/%s: PE %d should run on %s with transports '%s'; its line: '%s'",
                   job->prog, boot, pe, cl_node[k].host, job->tp_of[k], line);
     }
+    /* and each PE's node, from the bootstrap's node map */
+    cr_expect(test_count_of(r.output, "; node per PE: 0 0 1 1 (2 node(s); this PE's: ") == n,
+              "%s/%s: not every PE printed the node map 0 0 1 1:\n%s", job->prog, boot,
+              test_tail(&r));
     /* the nodes share this machine's cores: every PE counts all the PEs of
      * the machine (one boot id) when it decides whether to yield in waits */
     char crowd[64];
@@ -366,6 +370,81 @@ Test(cluster, uid_2x2, .timeout = 90, .fini = cl_down)
     }
 }
 
+/* pe_wait MODE at 4 PEs under the uid bootstrap, PEs 0 and 2 in node 1,
+ * 1 and 3 in node 2 (a PE's neighbours are remote), PE 0 listening on node
+ * 1's address; `then`, when not NULL, runs beside it on this machine. */
+static test_run_t cl_uid_wait(const char *mode, const char *then)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "bash -c '%s%s env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE UID_NODE_CMD=\"" CL_SH
+             " run %s\" UID_NODE_OF=\"1 2 1 2\" UID_ADDR=%s UID_PORT=29521 GSHMEM_HEAP=host "
+             "FI_TCP_IFACE=eth0 bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env 4 "
+             "%%B/tests/pe/pe_wait %s; s=$?; wait; exit $s'",
+             then ? then : "", then ? " & " : "", cl_dir, cl_node[1].addr, mode);
+    return test_run("ASAN_OPTIONS=detect_leaks=0", cmd, 60);
+}
+
+/* A PE of node 2 dies (SIGKILL) while the others wait in a barrier: every
+ * PE of both nodes ends within moments, PE 0 naming the dead PE and its
+ * node. */
+/* Lines of out that hold both a and b. */
+static int lines_with_both(const char *out, const char *a, const char *b)
+{
+    int n = 0;
+    for (const char *p = out; p && *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *x = memmem(p, len, a, strlen(a)), *y = memmem(p, len, b, strlen(b));
+        n += x && y;
+        p = end ? end + 1 : NULL;
+    }
+    return n;
+}
+
+/* Whoever notices first ends the job, PE 0 (its connection closed) or
+ * PE 3 (PE 1 gone from its node's /proc); either way every survivor
+ * names PE 1. */
+Test(cluster, uid_remote_pe_killed, .timeout = 90, .fini = cl_down)
+{
+    cl_up();
+    test_run_t r = cl_uid_wait("die barrier", NULL);
+    int named = 0;
+    for (int pe = 0; pe < 4; pe += pe == 0 ? 2 : 1) {   /* 0, 2, 3 */
+        char me[32];
+        snprintf(me, sizeof me, "gshmem: PE %d", pe);
+        named += lines_with_both(r.output, me, "PE 1 (") > 0;
+    }
+    cr_expect(r.status != 0 && named == 3 && r.seconds < 10,
+              "PE 1 of node 2 killed: status %d after %.1f s, want non-zero and PEs 0, 2, 3 "
+              "each naming PE 1 (%d did):\n%s", r.status, r.seconds, named, test_tail(&r));
+    test_run_free(&r);
+}
+
+/* Node 2's link goes down while its PE 3 computes and the others wait:
+ * TCP keepalive finds it (about 8 s); PE 0 names a PE of node 2, and the
+ * PEs of node 2 end themselves, PE 0 being unreachable. */
+Test(cluster, uid_link_down, .timeout = 90, .fini = cl_down)
+{
+    char down[CL_PATH_MAX + 128], who[128];
+    cl_up();
+    snprintf(down, sizeof down, "(sleep 2; " CL_SH " run %s 2 ip link set eth0 down)", cl_dir);
+    test_run_t r = cl_uid_wait("slow 60", down);
+    snprintf(who, sizeof who, "PE 0: the job is ending: PE %%d (host %s, pid ", cl_node[2].host);
+    int named = 0;
+    for (int pe = 1; pe <= 3; pe += 2) {
+        char w[160];
+        snprintf(w, sizeof w, who, pe);
+        named += strstr(r.output, w) != NULL;
+    }
+    cr_expect(r.status != 0 && named >= 1 && r.seconds > 5 && r.seconds < 20 &&
+                  test_count_of(r.output, "PE 0 (the unique-ID rendezvous at ") >= 1,
+              "node 2's link down: status %d after %.1f s, want non-zero within keepalive's "
+              "8 s + 2 s and more, PE 0 naming a PE of %s, node 2's PEs PE 0:\n%s", r.status,
+              r.seconds, cl_node[2].host, test_tail(&r));
+    test_run_free(&r);
+}
+
 /* torchrun across the nodes: an agent in each (--nnodes 2, static
  * rendezvous on node 1's address), 2 ranks each, tests/python/pe_py_basic:
  * the Python package's init joins the agents' store for the unique ID
@@ -397,4 +476,40 @@ Test(cluster, torchrun_2x2, .timeout = 120, .fini = cl_down)
              "wait $p1 || s=$?; wait $p2 || { r=$?; [ $s -ne 0 ] || s=$r; }; exit $s'");
     test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, 90);
     cl_check_job("uid (torchrun)", &job, &r);
+}
+
+/* GPU heaps across the node boundary: 2 nodes x 1 PE under the uid
+ * bootstrap, the device API through the queue path (no GPU of one node
+ * maps another's: the device queue, the engine, ofi's active messages over
+ * tcp on the veth): pe_queue's puts, gets and back-pressure (rma) and its
+ * atomics from PE 0 to PE 1 (amo1), each checking its results. (Its ops
+ * mode adds litmus kernels that need both PEs' blocks resident at once:
+ * not on one shared GPU.) On a one-GPU machine both PEs share it under MPS
+ * (scripts/gpu-sync.sh starts it with its pipe directory in the build
+ * folder, which the nodes see). Skips without a GPU. */
+Test(cluster, gpu_uid_2x1, .timeout = 500, .fini = cl_down)
+{
+    static const char *const modes[][2] = {{"rma", NULL}, {"amo1", "amo1 passed"}};
+    char cmd[4096];
+
+    test_require_gpu("pe_queue", "probe");
+    cl_up();
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE UID_NODE_CMD='" CL_SH " run %s' "
+                 "UID_NODE_OF='1 2' UID_ADDR=%s UID_PORT=29522 GSHMEM_HEAP=cuda "
+                 "GSHMEM_SYMMETRIC_SIZE=16M GSHMEM_TIMEOUT=200 FI_TCP_IFACE=eth0 "
+                 "GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=TRANSPORT "
+                 "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env 2 "
+                 "%%B/tests/pe/pe_queue %s", cl_dir, cl_node[1].addr, modes[i][0]);
+        test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, 230);
+        cr_expect(r.status == 0 && test_count_of(r.output, "pe_queue: OK (PE ") == 2 &&
+                      (!modes[i][1] || test_count_of(r.output, modes[i][1]) == 2) &&
+                      strstr(r.output, "transport per PE: 0:p2p 1:ofi") &&
+                      strstr(r.output, "transport per PE: 0:ofi 1:p2p"),
+                  "pe_queue %s, 2 nodes x 1 GPU PE: status %d after %.1f s, want 0, 2 OK "
+                  "lines and each PE reaching the other over ofi:\n%s", modes[i][0], r.status,
+                  r.seconds, test_tail(&r));
+        test_run_free(&r);
+    }
 }

@@ -7,9 +7,9 @@
 #                                 hand-made ID in GSHMEM_BOOTSTRAP_UID (a
 #                                 free port of 127.0.0.1, or UID_ADDR:UID_PORT
 #                                 when set), GSHMEM_BOOTSTRAP_UID_PE / _N_PES
-# UID_NODE_CMD, when set, is put before each PE's command with its PE
-# number appended to it's first word's arguments ("cluster.sh run DIR" and
-# UID_NODE_OF="1 1 2 2": node of each PE). Prints "uid-run: PE p status s"
+# UID_NODE_CMD, when set, goes before each PE's command, followed by the
+# PE's node from UID_NODE_OF (UID_NODE_CMD="bash cluster.sh run DIR",
+# UID_NODE_OF="1 1 2 2": PEs 0 and 1 in node 1). Prints "uid-run: PE p status s"
 # for each PE, and exits with the first non-zero status (0 when all were 0).
 set -u
 form=$1 n=$2
