@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pe_check.h"
 #include "pe_red.h"
@@ -44,15 +45,35 @@ static void predefined(void)
     CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_WORLD) == npes,
           "WORLD: my_pe %d, n_pes %d", shmem_team_my_pe(SHMEM_TEAM_WORLD),
           shmem_team_n_pes(SHMEM_TEAM_WORLD));
-    /* one host: SHARED and NODE are every PE */
-    CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == npes && shmem_team_my_pe(SHMEM_TEAM_SHARED) == me,
-          "SHARED: my_pe %d, n_pes %d", shmem_team_my_pe(SHMEM_TEAM_SHARED),
-          shmem_team_n_pes(SHMEM_TEAM_SHARED));
-    CHECK(gshmem_team_n_pes(GSHMEM_TEAM_NODE) == npes && gshmem_team_my_pe(GSHMEM_TEAM_NODE) == me,
-          "NODE: my_pe %d", gshmem_team_my_pe(GSHMEM_TEAM_NODE));
-    for (int k = 0; k < npes; k++)
-        CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, k, SHMEM_TEAM_WORLD) == k,
+    /* SHARED and NODE: the PEs of this one's node (its hostname: every PE
+     * on one host; simulated nodes have their own), in WORLD's order */
+    char *host = shmem_malloc(64), other[64];
+    int n_node = 0, my_idx = -1, *node_pe = malloc(sizeof(int) * (size_t)npes);
+    CHECK(host && node_pe, "shmem_malloc / malloc");
+    memset(host, 0, 64);
+    gethostname(host, 63);
+    shmem_barrier_all();
+    for (int k = 0; k < npes; k++) {
+        shmem_getmem(other, host, 64, k);
+        if (strcmp(other, host) == 0) {
+            my_idx = k == me ? n_node : my_idx;
+            node_pe[n_node++] = k;
+        }
+    }
+    shmem_barrier_all();
+    CHECK(my_idx >= 0, "this PE's own hostname differs from itself");
+    CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == n_node &&
+              shmem_team_my_pe(SHMEM_TEAM_SHARED) == my_idx,
+          "SHARED: my_pe %d, n_pes %d (want %d of %d)", shmem_team_my_pe(SHMEM_TEAM_SHARED),
+          shmem_team_n_pes(SHMEM_TEAM_SHARED), my_idx, n_node);
+    CHECK(gshmem_team_n_pes(GSHMEM_TEAM_NODE) == n_node &&
+              gshmem_team_my_pe(GSHMEM_TEAM_NODE) == my_idx,
+          "NODE: my_pe %d (want %d of %d)", gshmem_team_my_pe(GSHMEM_TEAM_NODE), my_idx, n_node);
+    for (int k = 0; k < n_node; k++)
+        CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, k, SHMEM_TEAM_WORLD) == node_pe[k],
               "translate SHARED %d -> WORLD", k);
+    free(node_pe);
+    shmem_free(host);
     CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1 && shmem_team_n_pes(SHMEM_TEAM_INVALID) == -1,
           "INVALID: my_pe/n_pes not -1");
     CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, 0, SHMEM_TEAM_INVALID) == -1 &&

@@ -353,20 +353,31 @@ Test(cluster, mpirun_2x2_mpi, .timeout = 90, .fini = cl_down) { cl_mpirun_jobs("
 /* The same programs without a launcher: the unique-ID bootstrap, every PE
  * started by hand in its node (tests/multipe/uid-run.sh), PE 0 in node 1
  * listening on its eth0 address (a hand-made ID, GSHMEM_BOOTSTRAP_UID). */
-Test(cluster, uid_2x2, .timeout = 90, .fini = cl_down)
+/* Under the uid bootstrap also: OpenSHMEM 1.5 calls value by value (signals,
+ * point synchronization, threads), teams, and symmetric globals. */
+static const cl_job_t cl_uid_jobs[] = {
+    {.prog = "pe_api_amo", .env = "", .tp_of = CL_TP_OF},
+    {.prog = "pe_api_coll", .env = "", .tp_of = CL_TP_OF},
+    {.prog = "pe_api_rma", .env = "", .tp_of = CL_TP_OF},
+    {.prog = "pe_api_shmem15", .env = "", .tp_of = CL_TP_OF},
+    {.prog = "pe_api_teams", .env = "", .tp_of = CL_TP_OF},
+    {.prog = "pe_api_symdata", .env = "", .tp_of = CL_TP_OF},
+};
+
+Test(cluster, uid_2x2, .timeout = 150, .fini = cl_down)
 {
     char cmd[4096];
 
     cl_up();
-    for (size_t i = 0; i < sizeof cl_jobs / sizeof cl_jobs[0]; i++) {
+    for (size_t i = 0; i < sizeof cl_uid_jobs / sizeof cl_uid_jobs[0]; i++) {
         snprintf(cmd, sizeof cmd,
                  "env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE UID_NODE_CMD='" CL_SH " run %s' "
                  "UID_NODE_OF='1 1 2 2' UID_ADDR=%s UID_PORT=29517 GSHMEM_HEAP=host "
                  "FI_TCP_IFACE=eth0 GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT "
                  "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env %d %%B/tests/pe/%s",
-                 cl_dir, cl_node[1].addr, CL_NODES * CL_SLOTS, cl_jobs[i].prog);
+                 cl_dir, cl_node[1].addr, CL_NODES * CL_SLOTS, cl_uid_jobs[i].prog);
         test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, CL_TIMEOUT_S);
-        cl_check_job("uid", &cl_jobs[i], &r);
+        cl_check_job("uid", &cl_uid_jobs[i], &r);
     }
 }
 
@@ -446,36 +457,49 @@ Test(cluster, uid_link_down, .timeout = 90, .fini = cl_down)
 }
 
 /* torchrun across the nodes: an agent in each (--nnodes 2, static
- * rendezvous on node 1's address), 2 ranks each, tests/python/pe_py_basic:
- * the Python package's init joins the agents' store for the unique ID
- * (python/gshmem/_torchrun.py). Options as test_torchrun.c gives them to
- * Debian's torch 1.13. */
-Test(cluster, torchrun_2x2, .timeout = 120, .fini = cl_down)
+ * rendezvous on node 1's address), 2 ranks each: the Python package's init
+ * joins the agents' store for the unique ID (python/gshmem/_torchrun.py).
+ * tests/python/pe_py_basic, then the README's DLRM example on CPU PEs
+ * with --check (the fused op against torch's EmbeddingBag + all_to_all
+ * over gloo on eth0, and both against the fp64 reference). Options as
+ * test_torchrun.c gives them to Debian's torch 1.13. */
+Test(cluster, torchrun_2x2, .timeout = 200, .fini = cl_down)
 {
-    static const cl_job_t job = {.prog = "pe_py_basic", .env = "", .tp_of = CL_TP_OF};
+    static const struct {
+        cl_job_t job;
+        const char *script;
+    } runs[] = {
+        {{.prog = "pe_py_basic", .env = "", .tp_of = CL_TP_OF}, "tests/python/pe_py_basic.py"},
+        {{.prog = "torch_example", .env = "", .tp_of = CL_TP_OF},
+         "apps/dlrm/torch_example.py --config tiny --check --iters 20 --warmup 2"},
+    };
     char cmd[8192], one[2048];
-    int used = 0;
 
     test_require_cmd("sh -c 'command -v torchrun >/dev/null || { echo \"SKIP: no torchrun on "
                      "PATH (Debian: python3-torch)\"; exit 77; }'", 30, "");
     cl_up();
-    used += snprintf(cmd + used, sizeof cmd - used, "bash -c 's=0; ");
-    for (int k = 1; k <= CL_NODES; k++) {
-        snprintf(one, sizeof one,
-                 CL_SH " run %s %d env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE FI_TCP_IFACE=eth0 "
-                 "PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=%%B/python:" GSHMEM_SOURCE_DIR
-                 "/tests/python GSHMEM_HEAP=host GSHMEM_DEBUG=INFO "
-                 "GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT torchrun --redirects 9:0 --tee 9:0 "
-                 "--monitor_interval 1 --nnodes %d --node_rank %d --nproc_per_node %d "
-                 "--master_addr %s --master_port 29518 " GSHMEM_SOURCE_DIR
-                 "/tests/python/pe_py_basic.py & p%d=$!; ",
-                 cl_dir, k, CL_NODES, k - 1, CL_SLOTS, cl_node[1].addr, k);
-        used += snprintf(cmd + used, sizeof cmd - used, "%s", one);
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        int used = snprintf(cmd, sizeof cmd, "bash -c 's=0; ");
+        for (int k = 1; k <= CL_NODES; k++) {
+            snprintf(one, sizeof one,
+                     CL_SH " run %s %d env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE FI_TCP_IFACE=eth0 "
+                     "GLOO_SOCKET_IFNAME=eth0 PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=%%B/python:"
+                     GSHMEM_SOURCE_DIR "/tests/python GSHMEM_HEAP=host GSHMEM_DEBUG=INFO "
+                     "GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT torchrun --redirects 9:0 --tee 9:0 "
+                     "--monitor_interval 1 --nnodes %d --node_rank %d --nproc_per_node %d "
+                     "--master_addr %s --master_port %d " GSHMEM_SOURCE_DIR "/%s & p%d=$!; ",
+                     cl_dir, k, CL_NODES, k - 1, CL_SLOTS, cl_node[1].addr, 29518 + (int)i,
+                     runs[i].script, k);
+            used += snprintf(cmd + used, sizeof cmd - used, "%s", one);
+        }
+        snprintf(cmd + used, sizeof cmd - used,
+                 "wait $p1 || s=$?; wait $p2 || { r=$?; [ $s -ne 0 ] || s=$r; }; exit $s'");
+        test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, 90);
+        if (i == 1)
+            cr_expect(test_count_of(r.output, " OK+ref\n") == 1,
+                      "torch_example across 2 nodes: no checked row:\n%s", test_tail(&r));
+        cl_check_job("uid (torchrun)", &runs[i].job, &r);
     }
-    snprintf(cmd + used, sizeof cmd - used,
-             "wait $p1 || s=$?; wait $p2 || { r=$?; [ $s -ne 0 ] || s=$r; }; exit $s'");
-    test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, 90);
-    cl_check_job("uid (torchrun)", &job, &r);
 }
 
 /* GPU heaps across the node boundary: 2 nodes x 1 PE under the uid
