@@ -23,8 +23,9 @@ int gshmemi_rmtree(const char *path);
 
 #define CL_SH "bash " GSHMEM_SOURCE_DIR "/tests/cluster/cluster.sh"
 #define CL_AGENT "bash " GSHMEM_SOURCE_DIR "/tests/cluster/rsh-agent.sh"
-#define CL_NODES 2
+#define CL_NODES 2        /* the layout of most tests; cl_up_layout sets another */
 #define CL_SLOTS 2
+#define CL_NODES_MAX 4
 #define CL_TIMEOUT_S 30
 #define CL_PATH_MAX 512   /* the cluster's folder; longer ones are refused */
 
@@ -37,7 +38,8 @@ typedef struct cl_node {
 /* This test's cluster (each test runs in a process of its own). */
 static char cl_dir[CL_PATH_MAX];
 static char cl_subnet[32];
-static cl_node_t cl_node[CL_NODES + 1];   /* 1-based, as cluster.sh counts */
+static cl_node_t cl_node[CL_NODES_MAX + 1];   /* 1-based, as cluster.sh counts */
+static int cl_nodes = CL_NODES, cl_slots = CL_SLOTS;   /* this test's layout */
 
 static const char *cl_build_dir(void)
 {
@@ -55,19 +57,19 @@ static void cl_read_dir(void)
     snprintf(path, sizeof path, "%s/nodes", cl_dir);
     cr_assert_not_null(f = fopen(path, "r"), "cluster.sh up wrote no %s", path);
     while (fscanf(f, "%d %d %63s %31s", &k, &nd.pid, nd.host, nd.addr) == 4)
-        if (k >= 1 && k <= CL_NODES) {
+        if (k >= 1 && k <= cl_nodes) {
             cl_node[k] = nd;
             n++;
         }
     fclose(f);
-    cr_assert_eq(n, CL_NODES, "%s: %d nodes, expected %d", path, n, CL_NODES);
+    cr_assert_eq(n, cl_nodes, "%s: %d nodes, expected %d", path, n, cl_nodes);
     snprintf(path, sizeof path, "%s/subnet", cl_dir);
     cr_assert_not_null(f = fopen(path, "r"), "cluster.sh up wrote no %s", path);
     cr_assert_eq(fscanf(f, "%31s", cl_subnet), 1, "%s is empty", path);
     fclose(f);
 }
 
-/* CL_NODES nodes of CL_SLOTS slots in a fresh folder of the build tree
+/* cl_nodes nodes of cl_slots slots in a fresh folder of the build tree
  * (each node has a /tmp of its own, through which the build and the
  * sources stay visible: CLUSTER_KEEP). Skips with cluster.sh's reason. */
 static void cl_up(void)
@@ -91,7 +93,7 @@ static void cl_up(void)
     }
     /* a clone under /tmp: its build and sources stay visible in the nodes */
     snprintf(cmd, sizeof cmd, "env CLUSTER_KEEP='%s %s' " CL_SH " up %s %d %d", real,
-             GSHMEM_SOURCE_DIR, cl_dir, CL_NODES, CL_SLOTS);
+             GSHMEM_SOURCE_DIR, cl_dir, cl_nodes, cl_slots);
     test_run_t r = test_run(NULL, cmd, CL_TIMEOUT_S);
     if (r.status == 77) {
         char why[512];
@@ -238,7 +240,7 @@ Test(cluster, fixture_up_run_down, .timeout = 60, .fini = cl_down)
 typedef struct cl_job {
     const char *prog;
     const char *env;                /* more -x settings: "" or " -x VAR=value" */
-    const char *tp_of[CL_NODES + 1];   /* transport per PE of node k's PEs */
+    const char *tp_of[CL_NODES_MAX + 1];   /* transport per PE of node k's PEs */
 } cl_job_t;
 
 /* The whole line of out that holds needle ("" if none; static). */
@@ -279,25 +281,25 @@ static void cl_run_job(const char *boot, const cl_job_t *job)
     cl_check_job(boot, job, &r);
 }
 
-/* r, the output of job at CL_NODES x CL_SLOTS PEs (PE p on node 1 +
- * p / CL_SLOTS) under bootstrap boot: passed, each PE on its node with the
+/* r, the output of job at cl_nodes x cl_slots PEs (PE p on node 1 +
+ * p / cl_slots) under bootstrap boot: passed, each PE on its node with the
  * transports wanted, crowding counted per machine, the default provider
  * on the nodes' link. Frees r's output. */
 static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
 {
     test_run_t r = *rp;
     char ok[64];
-    int n = CL_NODES * CL_SLOTS;
+    int n = cl_nodes * cl_slots;
 
     snprintf(ok, sizeof ok, "%s: OK", job->prog);
     cr_expect(r.status == 0 && strstr(r.output, ok) != NULL,
               "%s, %d nodes x %d PEs, GSHMEM_BOOTSTRAP=%s%s: status %d after %.1f s "
-              "(want 0 and '%s'):\n%s", job->prog, CL_NODES, CL_SLOTS, boot, job->env,
+              "(want 0 and '%s'):\n%s", job->prog, cl_nodes, cl_slots, boot, job->env,
               r.status, r.seconds, ok, test_tail(&r));
     /* each PE on the node --map-by slot puts it, with the transports wanted */
     for (int pe = 0; pe < n; pe++) {
         char needle[128], want[256];
-        int k = 1 + pe / CL_SLOTS;
+        int k = 1 + pe / cl_slots;
         snprintf(needle, sizeof needle, ":PE%d gshmem INFO [TRANSPORT] transport per PE:", pe);
         snprintf(want, sizeof want, "%s:", cl_node[k].host);
         const char *line = line_with(r.output, needle);
@@ -307,9 +309,13 @@ static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
                   job->prog, boot, pe, cl_node[k].host, job->tp_of[k], line);
     }
     /* and each PE's node, from the bootstrap's node map */
-    cr_expect(test_count_of(r.output, "; node per PE: 0 0 1 1 (2 node(s); this PE's: ") == n,
-              "%s/%s: not every PE printed the node map 0 0 1 1:\n%s", job->prog, boot,
-              test_tail(&r));
+    char map[128];
+    int used = snprintf(map, sizeof map, "; node per PE:");
+    for (int pe = 0; pe < n; pe++)
+        used += snprintf(map + used, sizeof map - used, " %d", pe / cl_slots);
+    snprintf(map + used, sizeof map - used, " (%d node(s); this PE's: ", cl_nodes);
+    cr_expect(test_count_of(r.output, map) == n, "%s/%s: not every PE printed the node map "
+              "'%s':\n%s", job->prog, boot, map, test_tail(&r));
     /* the nodes share this machine's cores: every PE counts all the PEs of
      * the machine (one boot id) when it decides whether to yield in waits */
     char crowd[64];
@@ -399,6 +405,37 @@ static test_run_t cl_uid_wait(const char *mode, const char *then)
 /* A PE of node 2 dies (SIGKILL) while the others wait in a barrier: every
  * PE of both nodes ends within moments, PE 0 naming the dead PE and its
  * node. */
+/* 4 nodes x 1 PE under the uid bootstrap: every peer over ofi, each PE's
+ * own node its shm. */
+Test(cluster, uid_4x1, .timeout = 120, .fini = cl_down)
+{
+    static const cl_job_t jobs[] = {
+        {.prog = "pe_api_amo", .env = "", .tp_of = {NULL, "0:shm 1:ofi 2:ofi 3:ofi;",
+                                                     "0:ofi 1:shm 2:ofi 3:ofi;",
+                                                     "0:ofi 1:ofi 2:shm 3:ofi;",
+                                                     "0:ofi 1:ofi 2:ofi 3:shm;"}},
+        {.prog = "pe_api_coll", .env = "", .tp_of = {NULL, "0:shm 1:ofi 2:ofi 3:ofi;",
+                                                      "0:ofi 1:shm 2:ofi 3:ofi;",
+                                                      "0:ofi 1:ofi 2:shm 3:ofi;",
+                                                      "0:ofi 1:ofi 2:ofi 3:shm;"}},
+    };
+    char cmd[4096];
+
+    cl_nodes = 4;
+    cl_slots = 1;
+    cl_up();
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE UID_NODE_CMD='" CL_SH " run %s' "
+                 "UID_NODE_OF='1 2 3 4' UID_ADDR=%s UID_PORT=29524 GSHMEM_HEAP=host "
+                 "FI_TCP_IFACE=eth0 GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT "
+                 "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env 4 %%B/tests/pe/%s",
+                 cl_dir, cl_node[1].addr, jobs[i].prog);
+        test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, CL_TIMEOUT_S);
+        cl_check_job("uid", &jobs[i], &r);
+    }
+}
+
 /* Lines of out that hold both a and b. */
 static int lines_with_both(const char *out, const char *a, const char *b)
 {
