@@ -70,7 +70,7 @@ import stat
 import subprocess
 import time
 
-from ._lib import GshmemError, gshmemrun_candidates
+from ._lib import GshmemError, gshmemrun_candidates, lib
 
 _TORCHRUN_VARS = ("TORCHELASTIC_RUN_ID", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE")
 _OTHER_LAUNCHERS = ("OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK")
@@ -319,7 +319,6 @@ def _several_nodes(rank, rank_i, world, local_world):
         from torch.distributed import TCPStore
     except ImportError as e:
         _fail(rank, "across nodes gshmem needs torch.distributed.TCPStore: %s" % e)
-    from ._lib import lib
     limit = _timeout(rank)
     addr, port = env.get("MASTER_ADDR", ""), env.get("MASTER_PORT", "")
     try:

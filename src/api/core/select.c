@@ -253,41 +253,28 @@ static int gshmemi_select_assign(gshmemi_state_t *g, const gshmemi_tp_list_t *li
     return 0;
 }
 
-/* " 0 0 1 1": v[n] into buf[cap], " ..." past cap. */
-static void gshmemi_select_list(char *buf, size_t cap, int n, const char *(*item)(
-                                    const gshmemi_state_t *, int, char *), const gshmemi_state_t *g)
-{
-    size_t len = 0;
-    char one[32];
-    buf[0] = '\0';
-    for (int pe = 0; pe < n && len < cap - 32; pe++)
-        len += (size_t)snprintf(buf + len, cap - len, " %s", item(g, pe, one));
-    if (len >= cap - 32)
-        snprintf(buf + len, cap - len, " ...");
-}
-
-static const char *gshmemi_select_tp_of(const gshmemi_state_t *g, int pe, char *one)
-{
-    snprintf(one, 32, "%d:%s", pe, g->pe_tp[pe]->ops->name);
-    return one;
-}
-
-static const char *gshmemi_select_node_of(const gshmemi_state_t *g, int pe, char *one)
-{
-    snprintf(one, 32, "%d", g->node_of ? g->node_of[pe] : 0);
-    return one;
-}
-
 /* GSHMEM_INFO=1 (or GSHMEM_DEBUG=INFO): one line with each peer's
  * transport and node (the node map's index: same hostname and boot id). */
 static void gshmemi_select_report(const gshmemi_state_t *g)
 {
     char tps[1536], nodes[1024], host[64] = "";
+    size_t lt = 0, ln = 0;
 
     if (!g->cfg.info && gshmemi_log_level < GSHMEMI_LOG_INFO)
         return;
-    gshmemi_select_list(tps, sizeof tps, g->n_pes, gshmemi_select_tp_of, g);
-    gshmemi_select_list(nodes, sizeof nodes, g->n_pes, gshmemi_select_node_of, g);
+    tps[0] = nodes[0] = '\0';
+    for (int pe = 0; pe < g->n_pes; pe++) {
+        if (lt < sizeof tps - 32)
+            lt += (size_t)snprintf(tps + lt, sizeof tps - lt, " %d:%s", pe,
+                                   g->pe_tp[pe]->ops->name);
+        if (ln < sizeof nodes - 32)
+            ln += (size_t)snprintf(nodes + ln, sizeof nodes - ln, " %d",
+                                   g->node_of ? g->node_of[pe] : 0);
+    }
+    if (lt >= sizeof tps - 32)
+        snprintf(tps + lt, sizeof tps - lt, " ...");
+    if (ln >= sizeof nodes - 32)
+        snprintf(nodes + ln, sizeof nodes - ln, " ...");
     gethostname(host, sizeof host - 1);
     gshmemi_log_write(GSHMEMI_LOG_INFO, GSHMEMI_SUBSYS_TRANSPORT, __FILE__, __LINE__,
                       "transport per PE:%s; node per PE:%s (%d node(s); this PE's: %s); AMOs %s",

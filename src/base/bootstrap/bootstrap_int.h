@@ -3,6 +3,8 @@
 #ifndef GSHMEMI_BOOTSTRAP_INT_H
 #define GSHMEMI_BOOTSTRAP_INT_H
 
+#include <stdint.h>
+
 #include "bootstrap.h"
 
 /* Remove a directory tree (0, or -1 with errno). */
@@ -25,5 +27,8 @@ double gshmemi_boot_now_ms(void);
  * value; < 0: none): 0, GSHMEM_ERR_TIMEOUT, or GSHMEM_ERR_PEER_DEAD (the
  * connection closed or failed). */
 int gshmemi_boot_io(int fd, void *buf, size_t len, int is_write, double deadline);
+/* A text payload of len bytes from fd into buf[cap], NUL-terminated (the
+ * rest read and dropped), by deadline; gshmemi_boot_io's statuses. */
+int gshmemi_boot_read_text(int fd, uint64_t len, char *buf, size_t cap, double deadline);
 
 #endif /* GSHMEMI_BOOTSTRAP_INT_H */

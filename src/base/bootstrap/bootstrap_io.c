@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -51,4 +52,18 @@ int gshmemi_boot_io(int fd, void *buf, size_t len, int is_write, double deadline
         len -= (size_t)r;
     }
     return 0;
+}
+
+int gshmemi_boot_read_text(int fd, uint64_t len, char *buf, size_t cap, double deadline)
+{
+    size_t keep = len < cap - 1 ? (size_t)len : cap - 1;
+    int rc = gshmemi_boot_io(fd, buf, keep, 0, deadline);
+    buf[rc == 0 ? keep : 0] = '\0';
+    for (uint64_t left = len - keep; rc == 0 && left > 0;) {
+        char tmp[256];
+        size_t n = left < sizeof tmp ? (size_t)left : sizeof tmp;
+        rc = gshmemi_boot_io(fd, tmp, n, 0, deadline);
+        left -= n;
+    }
+    return rc;
 }

@@ -53,16 +53,7 @@ static int send_msg(gshmemi_bootstrap_t *b, uint32_t type, int32_t arg, const vo
 /* Reads a text payload (ERROR, QUERY_REPLY) into buf. */
 static int read_text(local_priv_t *lp, const gshmemi_lp_hdr_t *h, char *buf, size_t cap)
 {
-    size_t keep = h->len < cap - 1 ? h->len : cap - 1;
-    int rc = gshmemi_boot_io(lp->fd, buf, keep, 0, deadline_of(lp));
-    buf[rc == 0 ? keep : 0] = '\0';
-    for (uint64_t left = h->len - keep; rc == 0 && left > 0;) {
-        char tmp[256];
-        size_t n = left < sizeof tmp ? left : sizeof tmp;
-        rc = gshmemi_boot_io(lp->fd, tmp, n, 0, deadline_of(lp));
-        left -= n;
-    }
-    return rc;
+    return gshmemi_boot_read_text(lp->fd, h->len, buf, cap, deadline_of(lp));
 }
 
 /* After a timeout: ask the server who is missing (bounded, best effort). */

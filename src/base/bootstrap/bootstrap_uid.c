@@ -300,16 +300,7 @@ static int uid_recv_hdr(int fd, uid_hdr_t *h, double deadline)
 /* A text payload of h into buf[cap] (the rest skipped). */
 static int uid_recv_text(int fd, const uid_hdr_t *h, char *buf, size_t cap, double deadline)
 {
-    size_t keep = h->len < cap - 1 ? (size_t)h->len : cap - 1;
-    int rc = gshmemi_boot_io(fd, buf, keep, 0, deadline);
-    buf[rc == 0 ? keep : 0] = '\0';
-    for (uint64_t left = h->len - keep; rc == 0 && left > 0;) {
-        char tmp[256];
-        size_t n = left < sizeof tmp ? (size_t)left : sizeof tmp;
-        rc = gshmemi_boot_io(fd, tmp, n, 0, deadline);
-        left -= n;
-    }
-    return rc;
+    return gshmemi_boot_read_text(fd, h->len, buf, cap, deadline);
 }
 
 static const char *uid_io_why(int rc)
