@@ -18,7 +18,7 @@
  *               ("pe_uid: PE p finalize B ms"; scripts/startup-bench.sh)
  *   pe_uid refusals    one process: a stale ID (a second
  *               gshmem_get_uniqueid closed the first), an ID that is not
- *               one, PE numbers out of range, the ID with
+ *               one, a host name for its address, PE numbers out of range, the ID with
  *               GSHMEM_INIT_WITH_MPI_COMM: each init must fail at once
  *               ("pe_uid: refused (what)" each, then "pe_uid: OK (refusals)") */
 #define _GNU_SOURCE
@@ -126,6 +126,11 @@ static int refusals(void)
     snprintf(bad.internal, sizeof bad.internal, "not-an-id 1.2.3.4 5 x");
     t0 = now_s();
     refused(init_uid(1, 2, &bad), t0, "not an ID");
+    /* a host name where the ID takes an address: connect had nothing to go on */
+    snprintf(bad.internal, sizeof bad.internal, "gshmem-uid1 node-a 5000 "
+             "00112233445566778899aabbccddeeff");
+    t0 = now_s();
+    refused(init_uid(1, 2, &bad), t0, "a host name, not an address");
     memset(&attr, 0, sizeof attr);
     CHECK(gshmem_set_attr_uniqueid_args(2, 2, &id, &attr) != 0, "set_attr: PE 2 of 2 accepted");
     attr.size = sizeof attr;

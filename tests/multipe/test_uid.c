@@ -96,6 +96,7 @@ Test(uid, refusals, .timeout = 60)
               "pe_uid refusals: status %d:\n%s", r.status, test_tail(&r));
     uid_expect_text(&r, "nothing listens there: a stale ID", 1, "stale ID");
     uid_expect_text(&r, "is not a unique ID", 1, "not an ID");
+    uid_expect_text(&r, "ADDR \"node-a\" is not a numeric IP address", 1, "a host name");
     uid_expect_text(&r, "PE 2 of 2 PEs", 1, "set_attr out of range");
     uid_expect_text(&r, "PE 3 of 2 PEs", 1, "init out of range");
     uid_expect_text(&r, "GSHMEM_INIT_WITH_MPI_COMM and GSHMEM_INIT_WITH_UNIQUEID", 1,

@@ -111,6 +111,21 @@ static char uid_made_id[128];   /* GSHMEM_UNIQUEID_BYTES */
 
 /* ---- the ID ------------------------------------------------------------ */
 
+/* The address of ADDR, numeric IPv4 or IPv6. */
+static int uid_sockaddr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV}, *res = NULL;
+    char serv[16];
+    snprintf(serv, sizeof serv, "%d", port);
+    if (getaddrinfo(addr, serv, &hints, &res) != 0 || !res)
+        return -1;
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    *len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+
 static int uid_parse(const char *text, uid_id_t *id)
 {
     char tok[2 * UID_TOKEN_BYTES + 2], flag[8] = "", extra[2];
@@ -126,6 +141,14 @@ static int uid_parse(const char *text, uid_id_t *id)
                       text, UID_PREFIX, 2 * UID_TOKEN_BYTES);
         return GSHMEM_ERR_INVALID_ARG;
     }
+    struct sockaddr_storage ss;
+    socklen_t len;
+    if (uid_sockaddr(id->addr, id->port, &ss, &len) != 0) {
+        GSHMEMI_ERROR(SUBSYS, "bootstrap uid: the ID's ADDR \"%s\" is not a numeric IP address "
+                      "(an ID names PE 0 by address, not by host name: \"%s\")", id->addr,
+                      text);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
     id->ready = n == 4;
     for (int i = 0; i < UID_TOKEN_BYTES; i++) {
         unsigned v;
@@ -135,21 +158,6 @@ static int uid_parse(const char *text, uid_id_t *id)
         }
         id->token[i] = (uint8_t)v;
     }
-    return 0;
-}
-
-/* The address of ADDR, numeric IPv4 or IPv6. */
-static int uid_sockaddr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len)
-{
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV}, *res = NULL;
-    char serv[16];
-    snprintf(serv, sizeof serv, "%d", port);
-    if (getaddrinfo(addr, serv, &hints, &res) != 0 || !res)
-        return -1;
-    memcpy(ss, res->ai_addr, res->ai_addrlen);
-    *len = res->ai_addrlen;
-    freeaddrinfo(res);
     return 0;
 }
 
