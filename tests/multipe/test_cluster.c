@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests_common.h"
@@ -236,12 +237,54 @@ Test(cluster, fixture_up_run_down, .timeout = 60, .fini = cl_down)
         cr_expect_eq(procs_in_netns(ns[i]), 0, "processes are left in %s after down", ns[i]);
 }
 
-/* A PE program at CL_NODES x CL_SLOTS PEs under mpirun in node 1. */
+/* A program that checks its own results, run at cl_nodes x cl_slots PEs:
+ * prog, a command line under the build folder; ok, what it prints when it
+ * passed. */
 typedef struct cl_job {
     const char *prog;
+    const char *ok;
     const char *env;                /* more -x settings: "" or " -x VAR=value" */
     const char *tp_of[CL_NODES_MAX + 1];   /* transport per PE of node k's PEs */
 } cl_job_t;
+
+/* The transports of 2 x 2 (shm in a node, ofi between) and of 4 x 1. */
+#define CL_TP_OF {NULL, "0:shm 1:shm 2:ofi 3:ofi;", "0:ofi 1:ofi 2:shm 3:shm;"}
+#define CL_TP_OF_4X1 {NULL, "0:shm 1:ofi 2:ofi 3:ofi;", "0:ofi 1:shm 2:ofi 3:ofi;", \
+                      "0:ofi 1:ofi 2:shm 3:ofi;", "0:ofi 1:ofi 2:ofi 3:shm;"}
+/* One of tests/pe's programs, which print "NAME: OK" when they pass. */
+#define CL_PE(name, args, tp) {.prog = "tests/pe/" name args, .ok = name ": OK", .env = "", \
+                               .tp_of = tp}
+/* The apps on CPU PEs, checked against their references. */
+#define CL_DLRM(tp) {.prog = "apps/dlrm/gshmem-dlrm --config tiny --check --iters 5 " \
+                     "--warmup 1", .ok = " OK+ref\n", .env = "", .tp_of = tp}
+#define CL_SPARSE(tp) {.prog = "apps/sparse_allreduce/gshmem-sparse-allreduce --check --cpu", \
+                       .ok = "--check: all OK (0 failed)", .env = "", .tp_of = tp}
+
+/* The mpirun command line (test_run's form, run in node 1) of prog at n PEs placed
+ * by map ("slot": node 1 fills first; "node": round robin) under the
+ * bootstrap boot, with more -x settings env: the suite's loopback settings
+ * (tests_common.c, CI's environment) would keep Open MPI and libfabric off
+ * the nodes' link, so they go. */
+static void cl_mpirun_cmd(char *cmd, size_t cap, int n, const char *map, const char *boot,
+                          const char *env, const char *prog)
+{
+    snprintf(cmd, cap,
+             "env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include "
+             "-u FI_TCP_IFACE -u FI_SOCKETS_IFACE %s --allow-run-as-root "
+             "--hostfile %s/hostfile -np %d --map-by %s "
+             "--mca plm_rsh_agent '" CL_AGENT "' --mca plm_rsh_no_tree_spawn 1 "
+             "--mca oob_tcp_if_include %s --mca btl_tcp_if_include %s "
+             "-x GSHMEM_BOOTSTRAP=%s -x GSHMEM_HEAP=host -x FI_TCP_IFACE=eth0%s %s",
+             GSHMEM_MPIEXEC, cl_dir, n, map, cl_subnet, cl_subnet, boot, env, prog);
+}
+
+static const char *cl_mpirun_env(void)
+{
+    static char env[CL_PATH_MAX + 128];
+    snprintf(env, sizeof env, "GSN_CLUSTER_DIR=%s OMPI_ALLOW_RUN_AS_ROOT=1 "
+             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0", cl_dir);
+    return env;
+}
 
 /* The whole line of out that holds needle ("" if none; static). */
 static const char *line_with(const char *out, const char *needle)
@@ -260,24 +303,14 @@ static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp);
 
 static void cl_run_job(const char *boot, const cl_job_t *job)
 {
-    char cmd[4096], env[CL_PATH_MAX + 128];
-    int n = CL_NODES * CL_SLOTS;
+    char cmd[4096], env[512];
 
-    /* the suite's loopback settings (tests_common.c, CI's environment)
-     * would keep Open MPI and libfabric off the nodes' link */
-    snprintf(cmd, sizeof cmd,
-             "env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include "
-             "-u FI_TCP_IFACE -u FI_SOCKETS_IFACE %s --allow-run-as-root "
-             "--hostfile %s/hostfile -np %d --map-by slot "
-             "--mca plm_rsh_agent '" CL_AGENT "' --mca plm_rsh_no_tree_spawn 1 "
-             "--mca oob_tcp_if_include %s --mca btl_tcp_if_include %s "
-             "-x GSHMEM_BOOTSTRAP=%s -x GSHMEM_HEAP=host "
-             "-x FI_TCP_IFACE=eth0 -x GSHMEM_DEBUG=INFO -x GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT%s "
-             "%%B/tests/pe/%s",
-             GSHMEM_MPIEXEC, cl_dir, n, cl_subnet, cl_subnet, boot, job->env, job->prog);
-    snprintf(env, sizeof env, "GSN_CLUSTER_DIR=%s OMPI_ALLOW_RUN_AS_ROOT=1 "
-             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0", cl_dir);
-    test_run_t r = cl_run(1, env, cmd);
+    snprintf(env, sizeof env, " -x GSHMEM_DEBUG=INFO -x GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT%s",
+             job->env);
+    char prog[512];
+    snprintf(prog, sizeof prog, "%%B/%s", job->prog);
+    cl_mpirun_cmd(cmd, sizeof cmd, cl_nodes * cl_slots, "slot", boot, env, prog);
+    test_run_t r = cl_run(1, cl_mpirun_env(), cmd);
     cl_check_job(boot, job, &r);
 }
 
@@ -288,10 +321,9 @@ static void cl_run_job(const char *boot, const cl_job_t *job)
 static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
 {
     test_run_t r = *rp;
-    char ok[64];
+    const char *ok = job->ok;
     int n = cl_nodes * cl_slots;
 
-    snprintf(ok, sizeof ok, "%s: OK", job->prog);
     cr_expect(r.status == 0 && strstr(r.output, ok) != NULL,
               "%s, %d nodes x %d PEs, GSHMEM_BOOTSTRAP=%s%s: status %d after %.1f s "
               "(want 0 and '%s'):\n%s", job->prog, cl_nodes, cl_slots, boot, job->env,
@@ -333,58 +365,103 @@ static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
     test_run_free(&r);
 }
 
-/* Three programs that check their own results, with the default
- * transports: shm in a node, ofi between. */
-#define CL_TP_OF {NULL, "0:shm 1:shm 2:ofi 3:ofi;", "0:ofi 1:ofi 2:shm 3:shm;"}
-static const cl_job_t cl_jobs[] = {
-    {.prog = "pe_api_amo", .env = "", .tp_of = CL_TP_OF},
-    {.prog = "pe_api_coll", .env = "", .tp_of = CL_TP_OF},
-    {.prog = "pe_api_rma", .env = "", .tp_of = CL_TP_OF},
+/* Across 2 nodes x 2 PEs, under mpirun with the PMIx bootstrap and under
+ * the unique-ID bootstrap: the host API suites (RMA, AMOs, collectives,
+ * OpenSHMEM 1.5's calls value by value, teams, symmetric globals and their
+ * locks, shmem.h's older calls) and both apps on CPU PEs. Under the MPI
+ * bootstrap: three of them and an MPI program that uses MPI and gshmem
+ * together (pe_mpi_comm: gshmem initialized from a duplicate of
+ * MPI_COMM_WORLD, its collectives checked against MPI's). */
+static const cl_job_t cl_jobs_2x2[] = {
+    CL_PE("pe_api_amo", "", CL_TP_OF),
+    CL_PE("pe_api_coll", "", CL_TP_OF),
+    CL_PE("pe_api_rma", "", CL_TP_OF),
+    CL_PE("pe_api_shmem15", "", CL_TP_OF),
+    CL_PE("pe_api_teams", "", CL_TP_OF),
+    CL_PE("pe_api_symdata", "", CL_TP_OF),
+    CL_PE("pe_api_shmem", "", CL_TP_OF),
+    CL_DLRM(CL_TP_OF),
+    CL_SPARSE(CL_TP_OF),
+};
+static const cl_job_t cl_jobs_mpi[] = {
+    CL_PE("pe_api_amo", "", CL_TP_OF),
+    CL_PE("pe_api_coll", "", CL_TP_OF),
+    CL_PE("pe_api_rma", "", CL_TP_OF),
+    CL_PE("pe_mpi_comm", " dup", CL_TP_OF),
+};
+/* 4 nodes x 1 PE: every peer over ofi, so a context has channels of its
+ * own on every path ("isolated"). */
+static const cl_job_t cl_jobs_4x1[] = {
+    CL_PE("pe_api_amo", "", CL_TP_OF_4X1),
+    CL_PE("pe_api_coll", "", CL_TP_OF_4X1),
+    CL_PE("pe_api_ctx", " isolated", CL_TP_OF_4X1),
 };
 
-static void cl_mpirun_jobs(const char *boot)
+static void cl_mpirun_require(const char *boot)
 {
     if (GSHMEM_MPIEXEC[0] == '\0')
         cr_skip_test("no mpiexec found at configure time");
     if (!(strcmp(boot, "mpi") == 0 ? TEST_HAVE_MPI : TEST_HAVE_PMIX))
         cr_skip_test("gshmem was built without the %s bootstrap", boot);
-    cl_up();
-    for (size_t i = 0; i < sizeof cl_jobs / sizeof cl_jobs[0]; i++)
-        cl_run_job(boot, &cl_jobs[i]);
 }
 
-Test(cluster, mpirun_2x2_pmix, .timeout = 90, .fini = cl_down) { cl_mpirun_jobs("pmix"); }
-Test(cluster, mpirun_2x2_mpi, .timeout = 90, .fini = cl_down) { cl_mpirun_jobs("mpi"); }
+static void cl_mpirun_jobs(const char *boot, const cl_job_t *jobs, size_t n)
+{
+    cl_mpirun_require(boot);
+    cl_up();
+    for (size_t i = 0; i < n; i++)
+        cl_run_job(boot, &jobs[i]);
+}
 
-/* The same programs without a launcher: the unique-ID bootstrap, every PE
- * started by hand in its node (tests/multipe/uid-run.sh), PE 0 in node 1
- * listening on its eth0 address (a hand-made ID, GSHMEM_BOOTSTRAP_UID). */
-/* Under the uid bootstrap also: OpenSHMEM 1.5 calls value by value (signals,
- * point synchronization, threads), teams, and symmetric globals. */
-static const cl_job_t cl_uid_jobs[] = {
-    {.prog = "pe_api_amo", .env = "", .tp_of = CL_TP_OF},
-    {.prog = "pe_api_coll", .env = "", .tp_of = CL_TP_OF},
-    {.prog = "pe_api_rma", .env = "", .tp_of = CL_TP_OF},
-    {.prog = "pe_api_shmem15", .env = "", .tp_of = CL_TP_OF},
-    {.prog = "pe_api_teams", .env = "", .tp_of = CL_TP_OF},
-    {.prog = "pe_api_symdata", .env = "", .tp_of = CL_TP_OF},
-};
+#define CL_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+Test(cluster, mpirun_2x2_pmix, .timeout = 200, .fini = cl_down)
+{
+    cl_mpirun_jobs("pmix", cl_jobs_2x2, CL_COUNT(cl_jobs_2x2));
+}
+Test(cluster, mpirun_2x2_mpi, .timeout = 120, .fini = cl_down)
+{
+    cl_mpirun_jobs("mpi", cl_jobs_mpi, CL_COUNT(cl_jobs_mpi));
+}
+Test(cluster, mpirun_4x1_pmix, .timeout = 120, .fini = cl_down)
+{
+    cl_nodes = 4;
+    cl_slots = 1;
+    cl_mpirun_jobs("pmix", cl_jobs_4x1, CL_COUNT(cl_jobs_4x1));
+}
 
-Test(cluster, uid_2x2, .timeout = 150, .fini = cl_down)
+/* The same programs without a launcher (cl_jobs_2x2): the unique-ID
+ * bootstrap, every PE started by hand in its node
+ * (tests/multipe/uid-run.sh), PE 0 in node 1 listening on its eth0 address
+ * (a hand-made ID, GSHMEM_BOOTSTRAP_UID). */
+/* jobs under the uid bootstrap, PE p in node UID_NODE_OF's p-th word. */
+static void cl_uid_jobs_run(const cl_job_t *jobs, size_t n, const char *node_of, int port)
 {
     char cmd[4096];
-
-    cl_up();
-    for (size_t i = 0; i < sizeof cl_uid_jobs / sizeof cl_uid_jobs[0]; i++) {
+    for (size_t i = 0; i < n; i++) {
         snprintf(cmd, sizeof cmd,
                  "env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE UID_NODE_CMD='" CL_SH " run %s' "
-                 "UID_NODE_OF='1 1 2 2' UID_ADDR=%s UID_PORT=29517 GSHMEM_HEAP=host "
+                 "UID_NODE_OF='%s' UID_ADDR=%s UID_PORT=%d GSHMEM_HEAP=host "
                  "FI_TCP_IFACE=eth0 GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT "
-                 "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env %d %%B/tests/pe/%s",
-                 cl_dir, cl_node[1].addr, CL_NODES * CL_SLOTS, cl_uid_jobs[i].prog);
+                 "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env %d %%B/%s",
+                 cl_dir, node_of, cl_node[1].addr, port, cl_nodes * cl_slots, jobs[i].prog);
         test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, CL_TIMEOUT_S);
-        cl_check_job("uid", &cl_uid_jobs[i], &r);
+        cl_check_job("uid", &jobs[i], &r);
     }
+}
+
+Test(cluster, uid_2x2, .timeout = 200, .fini = cl_down)
+{
+    cl_up();
+    cl_uid_jobs_run(cl_jobs_2x2, CL_COUNT(cl_jobs_2x2), "1 1 2 2", 29517);
+}
+
+/* 4 nodes x 1 PE under the uid bootstrap. */
+Test(cluster, uid_4x1, .timeout = 120, .fini = cl_down)
+{
+    cl_nodes = 4;
+    cl_slots = 1;
+    cl_up();
+    cl_uid_jobs_run(cl_jobs_4x1, CL_COUNT(cl_jobs_4x1), "1 2 3 4", 29524);
 }
 
 /* pe_wait MODE at 4 PEs under the uid bootstrap, PEs 0 and 2 in node 1,
@@ -400,40 +477,6 @@ static test_run_t cl_uid_wait(const char *mode, const char *then)
              "%%B/tests/pe/pe_wait %s; s=$?; wait; exit $s'",
              then ? then : "", then ? " & " : "", cl_dir, cl_node[1].addr, mode);
     return test_run("ASAN_OPTIONS=detect_leaks=0", cmd, 60);
-}
-
-/* A PE of node 2 dies (SIGKILL) while the others wait in a barrier: every
- * PE of both nodes ends within moments, PE 0 naming the dead PE and its
- * node. */
-/* 4 nodes x 1 PE under the uid bootstrap: every peer over ofi, each PE's
- * own node its shm. */
-Test(cluster, uid_4x1, .timeout = 120, .fini = cl_down)
-{
-    static const cl_job_t jobs[] = {
-        {.prog = "pe_api_amo", .env = "", .tp_of = {NULL, "0:shm 1:ofi 2:ofi 3:ofi;",
-                                                     "0:ofi 1:shm 2:ofi 3:ofi;",
-                                                     "0:ofi 1:ofi 2:shm 3:ofi;",
-                                                     "0:ofi 1:ofi 2:ofi 3:shm;"}},
-        {.prog = "pe_api_coll", .env = "", .tp_of = {NULL, "0:shm 1:ofi 2:ofi 3:ofi;",
-                                                      "0:ofi 1:shm 2:ofi 3:ofi;",
-                                                      "0:ofi 1:ofi 2:shm 3:ofi;",
-                                                      "0:ofi 1:ofi 2:ofi 3:shm;"}},
-    };
-    char cmd[4096];
-
-    cl_nodes = 4;
-    cl_slots = 1;
-    cl_up();
-    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
-        snprintf(cmd, sizeof cmd,
-                 "env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE UID_NODE_CMD='" CL_SH " run %s' "
-                 "UID_NODE_OF='1 2 3 4' UID_ADDR=%s UID_PORT=29524 GSHMEM_HEAP=host "
-                 "FI_TCP_IFACE=eth0 GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT "
-                 "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env 4 %%B/tests/pe/%s",
-                 cl_dir, cl_node[1].addr, jobs[i].prog);
-        test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, CL_TIMEOUT_S);
-        cl_check_job("uid", &jobs[i], &r);
-    }
 }
 
 /* Lines of out that hold both a and b. */
@@ -493,6 +536,147 @@ Test(cluster, uid_link_down, .timeout = 90, .fini = cl_down)
     test_run_free(&r);
 }
 
+/* Under mpirun across the nodes: prog (test_run's form) at 2 x 2 PEs
+ * placed round robin (PEs 0 and 2 in node 1, where mpirun runs; 1 and 3 in
+ * node 2), and `then` beside it, in the background. */
+static test_run_t cl_mpirun_wait(const char *boot, const char *prog, const char *then)
+{
+    char mpirun[4096], path[CL_PATH_MAX + 16], cmd[CL_PATH_MAX + 32];
+    cl_mpirun_cmd(mpirun, sizeof mpirun, 4, "node", boot, "", prog);
+    /* a script: test_run execs one command; %B is test_run's, spelled out */
+    snprintf(path, sizeof path, "%s/wait.sh", cl_dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s: %m", path);
+    fprintf(f, "export %s\n(%s) &\n" CL_SH " run %s 1 ", cl_mpirun_env(), then, cl_dir);
+    for (const char *p = mpirun; *p; p++)
+        if (p[0] == '%' && p[1] == 'B')
+            fprintf(f, "%s", cl_build_dir()), p++;
+        else
+            fputc(*p, f);
+    fprintf(f, "\ns=$?\nwait\nexit $s\n");
+    cr_assert_eq(fclose(f), 0, "%s: %m", path);
+    snprintf(cmd, sizeof cmd, "sh %s", path);
+    return test_run(NULL, cmd, 60);
+}
+
+/* Seconds from the CLOCK_REALTIME stamp after `mark` in out to now. */
+static double cl_since(const test_run_t *r, const char *mark)
+{
+    struct timespec ts;
+    const char *at = strstr(r->output, mark);
+    cr_assert_not_null(at, "no '%s' line:\n%s", mark, test_tail(r));
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9 - strtod(at + strlen(mark), NULL);
+}
+
+/* PE programs (pe_wait) still running in node k, after up to 3 s for them
+ * to end (zombies not counted: this machine's init may take seconds to
+ * reap an orphan's). */
+static int cl_pes_left(int k)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "sh -c 'for i in 1 2 3 4 5 6; do n=0; for p in $(pgrep -x pe_wait); "
+             "do grep -q \"^State:.Z\" /proc/$p/status 2>/dev/null && continue; "
+             "[ \"$(readlink /proc/$p/ns/net)\" = \"$(readlink /proc/%d/ns/net)\" ] && "
+             "n=$((n+1)); done; [ $n -eq 0 ] && break; sleep 0.5; done; echo left=$n'",
+             cl_node[k].pid);
+    test_run_t r = test_run(NULL, cmd, 10);
+    const char *at = strstr(r.output, "left=");
+    int n = at ? atoi(at + 5) : -1;
+    cr_expect(at != NULL, "counting node %d's PEs: %s", k, test_tail(&r));
+    test_run_free(&r);
+    return n;
+}
+
+/* How long mpirun takes to end a job whose rank 1, in node 2, is killed:
+ * a shell script, no gshmem (rank 1 kills itself after 1.5 s, the others
+ * sleep). Open MPI's own: SIGTERM to the others, SIGKILL after
+ * odls_base_sigkill_timeout (1 s), its daemons' exits across the nodes;
+ * measured 2.0 s on 2 idle cores. */
+static double cl_mpirun_teardown_s(void)
+{
+    char path[CL_PATH_MAX + 16], prog[CL_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/plain.sh", cl_dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s: %m", path);
+    fprintf(f, "[ \"$OMPI_COMM_WORLD_RANK\" = 1 ] || exec sleep 30\nsleep 1.5\n"
+            "echo \"plain: rank 1 dies at $(date +%%s.%%N)\"\nkill -9 $$\n");
+    cr_assert_eq(fclose(f), 0, "%s: %m", path);
+    snprintf(prog, sizeof prog, "sh %s", path);
+    test_run_t r = cl_mpirun_wait("pmix", prog, "true");
+    double dt = cl_since(&r, "plain: rank 1 dies at ");
+    cr_expect(r.status != 0, "the plain job ended with status 0:\n%s", test_tail(&r));
+    test_run_free(&r);
+    return dt;
+}
+
+/* A PE of node 2 killed while the others wait in a barrier: node 2's orted
+ * tells mpirun, which ends the job naming the rank and its node (or PE 3,
+ * beside it, finds it gone first and names it); nothing is left running.
+ * Within 2 s of what mpirun takes for a job without gshmem, in the same
+ * run: gshmem adds no wait of its own (measured: 3.0 s against 2.0 s; the
+ * second is PE 3's abort, which mpirun handles as a second failure). */
+Test(cluster, mpirun_remote_pe_killed, .timeout = 120, .fini = cl_down)
+{
+    static const char *const boots[] = {"pmix", "mpi"};
+    cl_mpirun_require("pmix");
+    cl_mpirun_require("mpi");
+    cl_up();
+    double plain = cl_mpirun_teardown_s();
+    for (size_t i = 0; i < 2; i++) {
+        test_run_t r = cl_mpirun_wait(boots[i], "%B/tests/pe/pe_wait die barrier", "true");
+        double dt = cl_since(&r, "pe_wait: PE 1 dies at ");
+        char node[128];
+        snprintf(node, sizeof node, "on node %s exited on signal 9", cl_node[2].host);
+        cr_expect(r.status != 0 &&
+                      ((strstr(r.output, "process rank 1 ") && strstr(r.output, node)) ||
+                       strstr(r.output, "wait: PE 1 (pid ")) && dt < plain + 2.0,
+                  "%s: PE 1 of node 2 killed: status %d, ended %.2f s after (mpirun alone: "
+                  "%.2f s), want non-zero within 2 s more and rank 1 named with '%s':\n%s",
+                  boots[i], r.status, dt, plain, node, test_tail(&r));
+        test_run_free(&r);
+        for (int k = 1; k <= 2; k++)
+            cr_expect_eq(cl_pes_left(k), 0, "%s: PEs left running in node %d", boots[i], k);
+    }
+}
+
+/* Node 2's orted killed (SIGKILL) while PE 3 computes and the others wait
+ * in a barrier: mpirun loses its daemon and ends the job naming node 2; the
+ * PEs of node 2, whom no launcher can end any more, end by themselves when
+ * their PMIx server goes (bootstrap_pmix.c; Open MPI's own client does it
+ * under the mpi bootstrap). Before, they lived on as orphans, waiting. */
+#define CL_ORTED_LIMIT_S 3.0   /* measured: 1.0 s */
+static void cl_mpirun_orted_killed(const char *boot)
+{
+    char then[512];
+    cl_mpirun_require(boot);
+    cl_up();
+    snprintf(then, sizeof then, "sleep 3; for p in $(pgrep -x orted); do [ \"$(readlink "
+             "/proc/$p/ns/net)\" = \"$(readlink /proc/%d/ns/net)\" ] && kill -9 $p && "
+             "echo \"orted of node 2 killed at $(date +%%s.%%N)\"; done", cl_node[2].pid);
+    test_run_t r = cl_mpirun_wait(boot, "%B/tests/pe/pe_wait slow 30", then);
+    double dt = cl_since(&r, "orted of node 2 killed at ");
+    cr_expect(r.status != 0 && strstr(r.output, "lost communication with a remote daemon") &&
+                  lines_with_both(r.output, "Remote daemon: [[", cl_node[2].host) == 1 &&
+                  dt < CL_ORTED_LIMIT_S,
+              "%s: node 2's orted killed: status %d, ended %.2f s after, want non-zero within "
+              "%.0f s, mpirun naming the daemon of %s:\n%s", boot, r.status, dt,
+              CL_ORTED_LIMIT_S, cl_node[2].host, test_tail(&r));
+    test_run_free(&r);
+    for (int k = 1; k <= 2; k++)
+        cr_expect_eq(cl_pes_left(k), 0, "%s: PEs left running in node %d after its orted "
+                     "died", boot, k);
+}
+
+Test(cluster, mpirun_orted_killed_pmix, .timeout = 90, .fini = cl_down)
+{
+    cl_mpirun_orted_killed("pmix");
+}
+Test(cluster, mpirun_orted_killed_mpi, .timeout = 90, .fini = cl_down)
+{
+    cl_mpirun_orted_killed("mpi");
+}
+
 /* torchrun across the nodes: an agent in each (--nnodes 2, static
  * rendezvous on node 1's address), 2 ranks each: the Python package's init
  * joins the agents' store for the unique ID (python/gshmem/_torchrun.py).
@@ -506,8 +690,8 @@ Test(cluster, torchrun_2x2, .timeout = 200, .fini = cl_down)
         cl_job_t job;
         const char *script;
     } runs[] = {
-        {{.prog = "pe_py_basic", .env = "", .tp_of = CL_TP_OF}, "tests/python/pe_py_basic.py"},
-        {{.prog = "torch_example", .env = "", .tp_of = CL_TP_OF},
+        {{.prog = "pe_py_basic", .ok = "pe_py_basic: OK", .env = "", .tp_of = CL_TP_OF}, "tests/python/pe_py_basic.py"},
+        {{.prog = "torch_example", .ok = "torch_example: OK", .env = "", .tp_of = CL_TP_OF},
          "apps/dlrm/torch_example.py --config tiny --check --iters 20 --warmup 2"},
     };
     char cmd[8192], one[2048];

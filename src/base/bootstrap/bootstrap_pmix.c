@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bootstrap_int.h"
 #include "gshmem_types.h"
@@ -181,6 +182,43 @@ static void pmix_release_at_exit(void)
     PMIx_Finalize(NULL, 0);
 }
 
+/* The PMIx server is the launcher's daemon on this node (orted, prted,
+ * slurmstepd). When it dies the launcher cannot end this PE any more: it
+ * would live on as an orphan, waiting for PEs that mpirun has already
+ * killed (seen: orted killed under mpirun, its PEs left running). PMIx's
+ * own thread reports the lost connection, whatever this PE is doing; the
+ * PE ends there, naming itself and its node. PMIx_Finalize disconnects
+ * without this event, and the hold keeps PMIx up to the process's exit. */
+static int pmix_me_rank = -1;
+
+static void pmix_lost_server(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                             pmix_info_t info[], size_t ninfo, pmix_info_t *results,
+                             size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                             void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    (void)cbfunc, (void)cbdata;
+    char host[256] = "?";
+    (void)gethostname(host, sizeof host - 1);
+    fprintf(stderr, "gshmem: PE %d (host %s, pid %d): lost the connection to the launcher's "
+            "PMIx server on this node (%s: the launcher's daemon is gone): the job is ending\n",
+            pmix_me_rank, host, (int)getpid(), PMIx_Error_string(status));
+    fflush(stderr);
+    _exit(1);
+}
+
+static void pmix_watch_server(void)
+{
+    pmix_status_t codes[] = {PMIX_ERR_LOST_CONNECTION};
+    /* registration completes in PMIx's thread; a failure only costs the
+     * watch, which mpirun's own end of the job does not need */
+    pmix_status_t st = PMIx_Register_event_handler(codes, 1, NULL, 0, pmix_lost_server, NULL,
+                                                   NULL);
+    if (st != PMIX_SUCCESS && st != PMIX_OPERATION_SUCCEEDED)
+        GSHMEMI_INFO(SUBSYS, "bootstrap pmix: PE %d: no watch of the PMIx server: %s",
+                     pmix_me_rank, PMIx_Error_string(st));
+}
+
 static int pmix_hold(const pmix_proc_t *me)
 {
     pmix_proc_t again;
@@ -195,6 +233,8 @@ static int pmix_hold(const pmix_proc_t *me)
         return GSHMEM_ERR_BOOTSTRAP;
     }
     pmix_held = 1;
+    pmix_me_rank = (int)me->rank;
+    pmix_watch_server();
     return 0;
 }
 
