@@ -209,6 +209,9 @@ int main(int argc, char **argv)
     int32_t *data = (int32_t *)pe_dev_sym(data_bytes), *src = NULL;
     uint64_t *flag = (uint64_t *)pe_dev_sym(2 * NB * sizeof(uint64_t)), *ack = flag + NB;
     CU(cudaMalloc((void **)&src, data_bytes));
+    /* the sources of the puts: a peer on the queue path needs them
+     * registered (p2p does not: stores from the kernel) */
+    PE_CHECK(gshmem_register(src, data_bytes) == 0, "gshmem_register of the put sources");
 
     for (int v = 0; v < N_VARIANT; v++) {
         CU(cudaMemset(flag, 0, 2 * NB * sizeof(uint64_t)));
@@ -224,6 +227,7 @@ int main(int argc, char **argv)
     run_ivars<int64_t>(errs);
     run_ivars<uint64_t>(errs);
 
+    PE_CHECK(gshmem_unregister(src) == 0, "gshmem_unregister");
     CU(cudaFree(src));
     gshmem_free(flag);
     gshmem_free(data);

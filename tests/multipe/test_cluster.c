@@ -727,34 +727,84 @@ Test(cluster, torchrun_2x2, .timeout = 200, .fini = cl_down)
  * bootstrap, the device API through the queue path (no GPU of one node
  * maps another's: the device queue, the engine, ofi's active messages over
  * tcp on the veth): pe_queue's puts, gets and back-pressure (rma) and its
- * atomics from PE 0 to PE 1 (amo1), each checking its results. (Its ops
+ * atomics from PE 0 to PE 1 (amo1), and pe_dev_sync's ring of
+ * put-with-signal (each PE's blocks send slices to the other and raise a
+ * flag there, six ways, checked element by element), each checking its
+ * results. (pe_queue's ops
  * mode adds litmus kernels that need both PEs' blocks resident at once:
  * not on one shared GPU.) On a one-GPU machine both PEs share it under MPS
  * (scripts/gpu-sync.sh starts it with its pipe directory in the build
  * folder, which the nodes see). Skips without a GPU. */
-Test(cluster, gpu_uid_2x1, .timeout = 500, .fini = cl_down)
+Test(cluster, gpu_uid_2x1, .timeout = 700, .fini = cl_down)
 {
-    static const char *const modes[][2] = {{"rma", NULL}, {"amo1", "amo1 passed"}};
+    /* program and mode, what each PE prints when it passed, a line more */
+    static const char *const runs[][3] = {
+        {"pe_queue rma", "pe_queue: OK (PE ", NULL},
+        {"pe_queue amo1", "pe_queue: OK (PE ", "amo1 passed"},
+        {"pe_dev_sync", "pe_dev_sync: OK (PE ", NULL},
+    };
     char cmd[4096];
 
     test_require_gpu("pe_queue", "probe");
     cl_up();
-    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         snprintf(cmd, sizeof cmd,
                  "env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE UID_NODE_CMD='" CL_SH " run %s' "
                  "UID_NODE_OF='1 2' UID_ADDR=%s UID_PORT=29522 GSHMEM_HEAP=cuda "
                  "GSHMEM_SYMMETRIC_SIZE=16M GSHMEM_TIMEOUT=200 FI_TCP_IFACE=eth0 "
                  "GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=TRANSPORT "
                  "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env 2 "
-                 "%%B/tests/pe/pe_queue %s", cl_dir, cl_node[1].addr, modes[i][0]);
+                 "%%B/tests/pe/%s", cl_dir, cl_node[1].addr, runs[i][0]);
         test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, 230);
-        cr_expect(r.status == 0 && test_count_of(r.output, "pe_queue: OK (PE ") == 2 &&
-                      (!modes[i][1] || test_count_of(r.output, modes[i][1]) == 2) &&
+        cr_expect(r.status == 0 && test_count_of(r.output, runs[i][1]) == 2 &&
+                      (!runs[i][2] || test_count_of(r.output, runs[i][2]) == 2) &&
                       strstr(r.output, "transport per PE: 0:p2p 1:ofi") &&
                       strstr(r.output, "transport per PE: 0:ofi 1:p2p"),
-                  "pe_queue %s, 2 nodes x 1 GPU PE: status %d after %.1f s, want 0, 2 OK "
-                  "lines and each PE reaching the other over ofi:\n%s", modes[i][0], r.status,
+                  "%s, 2 nodes x 1 GPU PE: status %d after %.1f s, want 0, 2 OK "
+                  "lines and each PE reaching the other over ofi:\n%s", runs[i][0], r.status,
                   r.seconds, test_tail(&r));
+        test_run_free(&r);
+    }
+}
+
+/* PEs that share a GPU without MPS while some peer is on the queue path
+ * are warned at init, with the fix (transports/p2p/p2p_init.c): 2 nodes x
+ * 2 PEs on this machine's first GPU, each node's pair reaching each other
+ * by p2p and the other node's through the queue. Once away from MPS
+ * (CUDA_MPS_PIPE_DIRECTORY pointing nowhere: plain contexts), each of the 4
+ * PEs warns; under MPS (scripts/gpu-sync.sh starts it), none does
+ * (pe_queue amo1: PE 0's atomics to PE 1, of its node, checked; the
+ * warning is init's). A GPU
+ * machine without MPS running sees the warning in both: the second run
+ * then skips. */
+Test(cluster, gpu_shared_without_mps_warned, .timeout = 300, .fini = cl_down)
+{
+    static const char *const warn = "without MPS, and 2 PE(s) are reached through the device "
+                                    "queue";
+    char cmd[4096], nomps[CL_PATH_MAX + 32];
+
+    test_require_gpu("pe_queue", "probe");
+    cl_up();
+    snprintf(nomps, sizeof nomps, "CUDA_MPS_PIPE_DIRECTORY=%s/no-mps", cl_dir);
+    for (int mps = 0; mps < 2; mps++) {
+        snprintf(cmd, sizeof cmd,
+                 "env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE %s UID_NODE_CMD='" CL_SH " run %s' "
+                 "UID_NODE_OF='1 1 2 2' UID_ADDR=%s UID_PORT=29525 GSHMEM_HEAP=cuda "
+                 "CUDA_VISIBLE_DEVICES=0 GSHMEM_SYMMETRIC_SIZE=16M FI_TCP_IFACE=eth0 "
+                 "bash " GSHMEM_SOURCE_DIR "/tests/multipe/uid-run.sh env 4 "
+                 "%%B/tests/pe/pe_queue amo1", mps ? "" : nomps, cl_dir, cl_node[1].addr);
+        test_run_t r = test_run("ASAN_OPTIONS=detect_leaks=0", cmd, 120);
+        int n = test_count_of(r.output, warn);
+        cr_expect(r.status == 0 && test_count_of(r.output, "pe_queue: OK (PE ") == 4,
+                  "pe_queue amo1, GPU heaps, 2 nodes x 2 PEs on one GPU%s: status %d:\n%s",
+                  mps ? " under MPS" : " without MPS", r.status, test_tail(&r));
+        if (mps && n == 4) {
+            test_run_free(&r);
+            cr_skip_test("MPS is not running on this machine: the run without the warning "
+                         "cannot be made (the run without MPS warned, 4 of 4)");
+        }
+        cr_expect_eq(n, mps ? 0 : 4, "%s: %d PEs warned of the shared GPU, want %d:\n%s",
+                     mps ? "under MPS" : "without MPS", n, mps ? 0 : 4, test_tail(&r));
         test_run_free(&r);
     }
 }

@@ -45,6 +45,9 @@ GSHMEMI_CFG(bool, P2P_BATCH, p2p_batch, "1",
 GSHMEMI_CFG(string, OFI_PROVIDER, ofi_provider, "",
             "libfabric provider, e.g. shm, tcp;ofi_rxm, verbs;ofi_rxm (empty: a fabric's own, then "
             "tcp or shm, then udp, sockets last)")
+GSHMEMI_CFG(string, OFI_NIC, ofi_nic, "",
+            "ofi: the NIC (libfabric domain, e.g. mlx5_1, cxi0, eth1) every PE of this process "
+            "uses (empty: the one nearest the PE's GPU, else its CPU binding, by hwloc)")
 GSHMEMI_CFG(bool, OFI_AM, ofi_am, "0",
             "ofi: use the active-message path (what a CUDA heap takes without FI_HMEM) for a "
             "host heap too: tests and benchmarks of that path without a GPU")

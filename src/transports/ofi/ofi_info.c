@@ -8,12 +8,16 @@
 #include <sys/random.h>
 
 #include "ofi.h"
+#include "ofi_nic.h"
+#ifdef GSHMEM_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #define OFI_MR_MODES (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_LOCAL | \
                       FI_MR_ENDPOINT)
 
 static struct fi_info *ofi_hints_make(const gshmemi_tp_env_t *env, uint64_t caps,
-                                      uint64_t op_flags, const char *prov)
+                                      uint64_t op_flags, const char *prov, const char *domain)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h)
@@ -31,6 +35,8 @@ static struct fi_info *ofi_hints_make(const gshmemi_tp_env_t *env, uint64_t caps
         prov = env->cfg->ofi_provider;
     if (prov != NULL)
         h->fabric_attr->prov_name = strdup(prov);
+    if (domain != NULL)
+        h->domain_attr->name = strdup(domain);
     return h;
 }
 
@@ -38,9 +44,10 @@ static struct fi_info *ofi_hints_make(const gshmemi_tp_env_t *env, uint64_t caps
  * fits caps/op_flags and the message order asked (tx and rx); else the fi
  * error. */
 static int ofi_try_order(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op_flags,
-                         uint64_t order, const char *prov, struct fi_info **info_p)
+                         uint64_t order, const char *prov, const char *domain,
+                         struct fi_info **info_p)
 {
-    struct fi_info *h = ofi_hints_make(env, caps, op_flags, prov), *info = NULL;
+    struct fi_info *h = ofi_hints_make(env, caps, op_flags, prov, domain), *info = NULL;
     if (!h)
         return -FI_ENOMEM;
     h->tx_attr->msg_order = h->rx_attr->msg_order = order;
@@ -54,7 +61,7 @@ static int ofi_try_order(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op
 static int ofi_try(const gshmemi_tp_env_t *env, uint64_t caps, uint64_t op_flags,
                    struct fi_info **info_p)
 {
-    return ofi_try_order(env, caps, op_flags, 0, NULL, info_p);
+    return ofi_try_order(env, caps, op_flags, 0, NULL, NULL, info_p);
 }
 
 /* The default choice (GSHMEM_OFI_PROVIDER unset) goes by provider first,
@@ -108,22 +115,96 @@ static void ofi_answers_free(ofi_answers_t *a)
         fi_freeinfo(a->list[i]);
 }
 
-/* A copy of the first provider of tier in try i's answer (caps, op_flags,
- * order: that try's question), or NULL. With GSHMEM_OFI_PROVIDER set: the
- * first, at tier 0. */
+/* This PE's index among the PEs of its node (ties between equally close
+ * NICs spread by it). */
+static int ofi_local_rank(const gshmemi_tp_env_t *env)
+{
+    int k = 0;
+    for (int pe = 0; pe < env->my_pe; pe++)
+        k += env->node_of[pe] == env->node_of[env->my_pe];
+    return k;
+}
+
+/* Of the entries of first's provider in list (libfabric offers one per NIC:
+ * verbs' mlx5_*, efa's rdmap*, cxi*, tcp's interfaces), the one nearest
+ * this PE (ofi_nic.c: its GPU, else its CPU binding; GSHMEM_OFI_NIC names
+ * one), or NULL with the error logged. */
+static struct fi_info *ofi_pick_nic(const gshmemi_tp_env_t *env, struct fi_info *first)
+{
+    ofi_nic_cand_t cand[OFI_NIC_MAX];
+    struct fi_info *entry[OFI_NIC_MAX];
+    char pci[OFI_NIC_MAX][16], gpu[32] = "", *gpu_p = NULL;
+    int n = 0;
+    for (struct fi_info *e = first; e != NULL && n < OFI_NIC_MAX; e = e->next) {
+        if (strcmp(e->fabric_attr->prov_name, first->fabric_attr->prov_name) != 0)
+            continue;
+        int seen = 0;   /* one entry per domain: libfabric lists one per address format */
+        for (int k = 0; k < n && !seen; k++)
+            seen = strcmp(cand[k].domain, e->domain_attr->name) == 0;
+        if (seen)
+            continue;
+        entry[n] = e;
+        cand[n].domain = e->domain_attr->name;
+        cand[n].pci = NULL;
+        if (e->nic && e->nic->bus_attr && e->nic->bus_attr->bus_type == FI_BUS_PCI) {
+            const struct fi_pci_attr *a = &e->nic->bus_attr->attr.pci;
+            snprintf(pci[n], sizeof pci[n], "%04x:%02x:%02x.%x", a->domain_id, a->bus_id,
+                     a->device_id, a->function_id);
+            cand[n].pci = pci[n];
+        }
+        n++;
+    }
+    const char *want = env->cfg->ofi_nic;
+    if (n == 1 && !want[0])
+        return first;   /* one NIC: no topology needed */
+#ifdef GSHMEM_HAVE_CUDA
+    if (env->heap->kind == GSHMEMI_HEAP_CUDA &&
+        cudaDeviceGetPCIBusId(gpu, sizeof gpu, env->heap->cuda_device) == cudaSuccess)
+        gpu_p = gpu;
+    else
+        (void)cudaGetLastError();
+#endif
+    hwloc_topology_t topo = NULL;
+    hwloc_cpuset_t cpus = NULL;
+    if (ofi_nic_topology_load(NULL, &topo) == 0 && (cpus = hwloc_bitmap_alloc()) != NULL &&
+        hwloc_get_cpubind(topo, cpus, HWLOC_CPUBIND_PROCESS) != 0) {
+        hwloc_bitmap_free(cpus);
+        cpus = NULL;
+    }
+    ofi_nic_choice_t c;
+    int rc = ofi_nic_choose(topo, cand, n, want, gpu_p, cpus, ofi_local_rank(env), &c);
+    if (cpus)
+        hwloc_bitmap_free(cpus);
+    if (topo)
+        hwloc_topology_destroy(topo);
+    if (rc != 0) {   /* said once: every try asks again */
+        static int said;
+        if (!said++)
+            GSHMEMI_ERROR(OFI_SUBSYS, "ofi: PE %d: %s", env->my_pe, c.why);
+        return NULL;
+    }
+    GSHMEMI_INFO(OFI_SUBSYS, "ofi: PE %d: NIC %s", env->my_pe, c.why);
+    return entry[c.index];
+}
+
+/* A copy of the provider of tier in try i's answer (caps, op_flags, order:
+ * that try's question), on the NIC nearest this PE, or NULL. With
+ * GSHMEM_OFI_PROVIDER set: its first, at tier 0. */
 static struct fi_info *ofi_pick(ofi_answers_t *a, int i, int tier, uint64_t caps,
                                 uint64_t op_flags, uint64_t order)
 {
     if (!a->asked[i]) {
         a->asked[i] = 1;
-        if (ofi_try_order(a->env, caps, op_flags, order, NULL, &a->list[i]) != 0)
+        if (ofi_try_order(a->env, caps, op_flags, order, NULL, NULL, &a->list[i]) != 0)
             a->list[i] = NULL;
     }
     for (struct fi_info *e = a->list[i]; e != NULL; e = e->next)
         if (a->env->cfg->ofi_provider[0] ? tier == 0
                                          : ofi_prov_tier(e->fabric_attr->prov_name,
-                                                         a->one_node) == tier)
-            return fi_dupinfo(e);
+                                                         a->one_node) == tier) {
+            struct fi_info *nic = ofi_pick_nic(a->env, e);
+            return nic ? fi_dupinfo(nic) : NULL;
+        }
     return NULL;
 }
 
@@ -279,7 +360,8 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
          * signal needs no wait for the data before it. */
         struct fi_info *ordered = NULL;
         int waw = ofi_try_order(env, base | event | tries[i / 2].caps, tries[i / 2].flags,
-                                FI_ORDER_WAW, info->fabric_attr->prov_name, &ordered) == 0;
+                                FI_ORDER_WAW, info->fabric_attr->prov_name,
+                                info->domain_attr->name, &ordered) == 0;
         if (waw) {
             fi_freeinfo(info);
             info = ordered;
