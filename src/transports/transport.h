@@ -135,6 +135,8 @@ struct gshmemi_transport {
     void *priv;
     void *chan;                /* the channel it issues on: NULL for the transport
                                 * itself, chan_open's for an instance (a copy) */
+    char detail[96];           /* what GSHMEM_INFO adds to its name (ofi: provider
+                                * and NIC), set by init; "" for none */
 };
 
 /* Registered transports, by name; NULL when not built in. */

@@ -335,9 +335,12 @@ static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
         snprintf(needle, sizeof needle, ":PE%d gshmem INFO [TRANSPORT] transport per PE:", pe);
         snprintf(want, sizeof want, "%s:", cl_node[k].host);
         const char *line = line_with(r.output, needle);
+        /* and the provider and NIC of its ofi peers, on that line too */
         cr_expect(strncmp(line, want, strlen(want)) == 0 &&
-                      strstr(line, job->tp_of[k]) != NULL,
-                  "%s/%s: PE %d should run on %s with transports '%s'; its line: '%s'",
+                      strstr(line, job->tp_of[k]) != NULL &&
+                      strstr(line, "; ofi: provider tcp;ofi_rxm, NIC eth0") != NULL,
+                  "%s/%s: PE %d should run on %s with transports '%s', ofi's provider "
+                  "tcp;ofi_rxm on eth0; its line: '%s'",
                   job->prog, boot, pe, cl_node[k].host, job->tp_of[k], line);
     }
     /* and each PE's node, from the bootstrap's node map */

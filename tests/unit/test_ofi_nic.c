@@ -8,9 +8,7 @@
  *    (eth0) hangs from the machine.
  *  nic_efa_switch.xml: one package; GPUs 17:00.0 and 18:00.0 and EFA NICs
  *    19:00.0 (rdmap25s0) and 1a:00.0 (rdmap26s0) behind one switch. */
-#define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,45 +17,19 @@
 #define NIC_DATA GSHMEM_SOURCE_DIR "/tests/unit/data/"
 #define NIC_N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* gshmem-tests links libgshmem, which links hwloc privately: a call to
- * hwloc by name from here would want hwloc on the test's own link line.
- * The few hwloc functions the tests need come from the copy libgshmem
- * loaded. */
-static struct {
-    __typeof__(&hwloc_bitmap_alloc) bitmap_alloc;
-    __typeof__(&hwloc_bitmap_list_sscanf) bitmap_list_sscanf;
-    __typeof__(&hwloc_bitmap_free) bitmap_free;
-    __typeof__(&hwloc_topology_destroy) topology_destroy;
-} hw;
-
 static hwloc_topology_t nic_topo;
 static hwloc_bitmap_t nic_sets[16];
 static int nic_nsets;
 
-static void *nic_sym(const char *name)
-{
-    void *f = dlsym(RTLD_DEFAULT, name);
-    cr_assert_not_null(f, "hwloc's %s not loaded: %s", name, dlerror());
-    return f;
-}
-
-static void nic_init(void)
-{
-    hw.bitmap_alloc = nic_sym("hwloc_bitmap_alloc");
-    hw.bitmap_list_sscanf = nic_sym("hwloc_bitmap_list_sscanf");
-    hw.bitmap_free = nic_sym("hwloc_bitmap_free");
-    hw.topology_destroy = nic_sym("hwloc_topology_destroy");
-}
-
 static void nic_fini(void)
 {
     for (int i = 0; i < nic_nsets; i++)
-        hw.bitmap_free(nic_sets[i]);
+        hwloc_bitmap_free(nic_sets[i]);
     if (nic_topo != NULL)
-        hw.topology_destroy(nic_topo);
+        hwloc_topology_destroy(nic_topo);
 }
 
-TestSuite(ofi_nic, .init = nic_init, .fini = nic_fini);
+TestSuite(ofi_nic, .fini = nic_fini);
 
 static hwloc_topology_t nic_load(const char *file)
 {
@@ -69,10 +41,10 @@ static hwloc_topology_t nic_load(const char *file)
 static hwloc_const_cpuset_t nic_cpus(const char *list)
 {
     cr_assert_lt(nic_nsets, NIC_N(nic_sets));
-    hwloc_bitmap_t set = hw.bitmap_alloc();
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
     cr_assert_not_null(set);
     nic_sets[nic_nsets++] = set;
-    cr_assert_eq(hw.bitmap_list_sscanf(set, list), 0, "cpu list %s", list);
+    cr_assert_eq(hwloc_bitmap_list_sscanf(set, list), 0, "cpu list %s", list);
     return set;
 }
 

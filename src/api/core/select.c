@@ -254,7 +254,8 @@ static int gshmemi_select_assign(gshmemi_state_t *g, const gshmemi_tp_list_t *li
 }
 
 /* GSHMEM_INFO=1 (or GSHMEM_DEBUG=INFO): one line with each peer's
- * transport and node (the node map's index: same hostname and boot id). */
+ * transport and node (the node map's index: same hostname and boot id),
+ * and what the transports in use say of themselves (ofi: provider, NIC). */
 static void gshmemi_select_report(const gshmemi_state_t *g)
 {
     char tps[1536], nodes[1024], host[64] = "";
@@ -275,11 +276,21 @@ static void gshmemi_select_report(const gshmemi_state_t *g)
         snprintf(tps + lt, sizeof tps - lt, " ...");
     if (ln >= sizeof nodes - 32)
         snprintf(nodes + ln, sizeof nodes - ln, " ...");
+    char details[256] = "";   /* each transport in use that says more of itself */
+    size_t ld = 0;
+    for (int i = 0; i < g->n_tps; i++) {
+        int used = 0;
+        for (int pe = 0; pe < g->n_pes && !used; pe++)
+            used = g->pe_tp[pe] == &g->tps[i];
+        if (used && g->tps[i].detail[0] && ld < sizeof details)
+            ld += (size_t)snprintf(details + ld, sizeof details - ld, "; %s: %s",
+                                   g->tps[i].ops->name, g->tps[i].detail);
+    }
     gethostname(host, sizeof host - 1);
     gshmemi_log_write(GSHMEMI_LOG_INFO, GSHMEMI_SUBSYS_TRANSPORT, __FILE__, __LINE__,
-                      "transport per PE:%s; node per PE:%s (%d node(s); this PE's: %s); AMOs %s",
+                      "transport per PE:%s; node per PE:%s (%d node(s); this PE's: %s); AMOs %s%s",
                       tps, nodes, g->n_nodes, host,
-                      g->amo_tp ? g->amo_tp->ops->name : "per PE (hardware atomics)");
+                      g->amo_tp ? g->amo_tp->ops->name : "per PE (hardware atomics)", details);
 }
 
 int gshmemi_select_init(gshmemi_state_t *g, const gshmemi_tp_list_t *list)

@@ -302,6 +302,8 @@ static int ofi_init(gshmemi_transport_t *tp, const gshmemi_tp_env_t *env)
         tp->reach[pe] = 1;
     tp->hw_atomics = 0;
     tp->priv = s;
+    snprintf(tp->detail, sizeof tp->detail, "provider %s, NIC %s%s", s->prov_name,
+             s->info->domain_attr->name, s->am_mode ? ", active messages" : "");
     GSHMEMI_DEBUG(OFI_SUBSYS, "ofi: PE %d ready on '%s': fence %s, amo_nbi after fence %s, "
                   "quiet %s, local buffers %s", s->my_pe, s->prov_name,
                   s->am_mode ? "marks the next put record per PE (active messages: requests "
