@@ -7,10 +7,11 @@ set -euo pipefail
 # python3-numpy, python3-torch (1.13, CPU): the Python package's tests
 # (tests/python, run by /usr/bin/python3; about a minute of apt).
 # iproute2, util-linux: the simulated nodes of tests/cluster (ip, unshare,
-# nsenter).
+# nsenter); slurmctld, slurmd, slurm-client: a Slurm cluster on them
+# (tests/cluster/slurm.sh: jobs under srun --mpi=pmix; about 15 s of apt).
 pkgs=(build-essential cmake pkg-config libfabric-dev libfabric-bin libhwloc-dev
       libcriterion-dev libopenmpi-dev openmpi-bin libpmix-dev hipcc
-      python3-numpy python3-torch iproute2 util-linux)
+      python3-numpy python3-torch iproute2 util-linux slurmctld slurmd slurm-client)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -70,6 +70,23 @@ static void cl_read_dir(void)
     fclose(f);
 }
 
+/* Runs a setup script's cmd, which must exit 0; its status 77 (this
+ * machine cannot) skips the test with the line after `why` in its output. */
+static void cl_setup(const char *what, const char *cmd, const char *why)
+{
+    test_run_t r = test_run(NULL, cmd, CL_TIMEOUT_S);
+    if (r.status == 77) {
+        char line[512];
+        const char *at = strstr(r.output, why);
+        snprintf(line, sizeof line, "%s", at ? at : r.output);
+        line[strcspn(line, "\n")] = '\0';
+        test_run_free(&r);
+        cr_skip_test("%s: %s", what, line);
+    }
+    cr_assert_eq(r.status, 0, "%s: status %d:\n%s", what, r.status, test_tail(&r));
+    test_run_free(&r);
+}
+
 /* cl_nodes nodes of cl_slots slots in a fresh folder of the build tree
  * (each node has a /tmp of its own, through which the build and the
  * sources stay visible: CLUSTER_KEEP). Skips with cluster.sh's reason. */
@@ -95,17 +112,7 @@ static void cl_up(void)
     /* a clone under /tmp: its build and sources stay visible in the nodes */
     snprintf(cmd, sizeof cmd, "env CLUSTER_KEEP='%s %s' " CL_SH " up %s %d %d", real,
              GSHMEM_SOURCE_DIR, cl_dir, cl_nodes, cl_slots);
-    test_run_t r = test_run(NULL, cmd, CL_TIMEOUT_S);
-    if (r.status == 77) {
-        char why[512];
-        const char *s = strstr(r.output, "cannot make nodes: ");
-        snprintf(why, sizeof why, "%s", s ? s : r.output);
-        why[strcspn(why, "\n")] = '\0';
-        test_run_free(&r);
-        cr_skip_test("cluster.sh: %s", why);
-    }
-    cr_assert_eq(r.status, 0, "cluster.sh up: status %d:\n%s", r.status, test_tail(&r));
-    test_run_free(&r);
+    cl_setup("cluster.sh up", cmd, "cannot make nodes: ");
     cl_read_dir();
 }
 
@@ -678,6 +685,77 @@ Test(cluster, mpirun_orted_killed_pmix, .timeout = 90, .fini = cl_down)
 Test(cluster, mpirun_orted_killed_mpi, .timeout = 90, .fini = cl_down)
 {
     cl_mpirun_orted_killed("mpi");
+}
+
+/* Slurm on the nodes (tests/cluster/slurm.sh: slurmctld in node 1, a
+ * slurmd in each), jobs run as a Slurm user types them: `srun --mpi=pmix`,
+ * the pmix bootstrap through Slurm's PMIx server (slurmstepd) instead of
+ * Open MPI's orted. Skips where Debian's slurmctld, slurmd or srun are
+ * missing. */
+#define CL_SLURM "bash " GSHMEM_SOURCE_DIR "/tests/cluster/slurm.sh"
+
+static void cl_slurm_up(void)
+{
+    char cmd[CL_PATH_MAX + 128];
+    cl_up();
+    snprintf(cmd, sizeof cmd, CL_SLURM " up %s", cl_dir);
+    cl_setup("slurm.sh up", cmd, "no slurm: ");
+}
+
+/* srun OPTS PROG (test_run's form) in node 1, over every node. */
+static test_run_t cl_srun(const char *opts, const char *prog, int limit_s)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             CL_SH " run %s 1 env -u FI_TCP_IFACE -u FI_SOCKETS_IFACE SLURM_CONF=%s/slurm/slurm.conf "
+             "FI_TCP_IFACE=eth0 GSHMEM_HEAP=host GSHMEM_DEBUG=INFO "
+             "GSHMEM_DEBUG_SUBSYS=TRANSPORT,INIT ASAN_OPTIONS=detect_leaks=0 "
+             "timeout -s TERM -k 5 %d srun --mpi=pmix -N %d -n %d %s %s", cl_dir, cl_dir,
+             limit_s - 5, cl_nodes, cl_nodes * cl_slots, opts, prog);
+    /* srun ends its step on SIGTERM: a step past its time holds no node
+     * that the next one waits for */
+    return test_run(NULL, cmd, limit_s);
+}
+
+/* 2 nodes x 2 PEs under srun (block distribution: PEs 0 and 1 in node 1):
+ * four of mpirun_2x2_pmix's programs (CI's time: the others run the same
+ * pmix client calls there). */
+Test(cluster, srun_2x2, .timeout = 200, .fini = cl_down)
+{
+    static const cl_job_t jobs[] = {
+        CL_PE("pe_api_amo", "", CL_TP_OF),
+        CL_PE("pe_api_coll", "", CL_TP_OF),
+        CL_PE("pe_api_symdata", "", CL_TP_OF),
+        CL_DLRM(CL_TP_OF),
+    };
+    cl_slurm_up();
+    for (size_t i = 0; i < CL_COUNT(jobs); i++) {
+        char prog[512];
+        snprintf(prog, sizeof prog, "%%B/%s", jobs[i].prog);
+        test_run_t r = cl_srun("", prog, CL_TIMEOUT_S);
+        cl_check_job("pmix (srun)", &jobs[i], &r);
+    }
+}
+
+/* A PE of node 2 killed while the others wait in a barrier, under
+ * `srun --kill-on-bad-exit=1` (Slurm lets the other tasks of a step run on
+ * after one dies unless told: KillOnBadExit, and its PMIx server tells the
+ * survivors nothing, measured: without it PE 0 of node 1 waits on): Slurm
+ * ends the step within 2 s, naming the task and its node; nothing is left
+ * running. */
+Test(cluster, srun_remote_pe_killed, .timeout = 90, .fini = cl_down)
+{
+    cl_slurm_up();
+    test_run_t r = cl_srun("--kill-on-bad-exit=1 -m cyclic", "%B/tests/pe/pe_wait die barrier", 60);
+    double dt = cl_since(&r, "pe_wait: PE 1 dies at ");
+    char named[128];
+    snprintf(named, sizeof named, "srun: error: %s: task 1: Killed", cl_node[2].host);
+    cr_expect(r.status != 0 && strstr(r.output, named) && dt < 2.0,
+              "srun -K: PE 1 of node 2 killed: status %d, ended %.2f s after, want non-zero "
+              "within 2 s and '%s':\n%s", r.status, dt, named, test_tail(&r));
+    test_run_free(&r);
+    for (int k = 1; k <= 2; k++)
+        cr_expect_eq(cl_pes_left(k), 0, "srun: PEs left running in node %d", k);
 }
 
 /* torchrun across the nodes: an agent in each (--nnodes 2, static

@@ -33,6 +33,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +382,9 @@ static void uid_root_ctrl(gshmemi_bootstrap_t *b, int k)
     uid_end_job(b, 1, 0, why);
 }
 
+/* This PE called abort or global_exit: the END that follows is its own. */
+static atomic_int uid_self_ending;
+
 /* Other PEs: what PE 0 said on ctrl (END), or that it is gone. */
 static void uid_peer_ctrl(gshmemi_bootstrap_t *b)
 {
@@ -390,7 +394,7 @@ static void uid_peer_ctrl(gshmemi_bootstrap_t *b)
     double dl = gshmemi_boot_now_ms() + UID_SHORT_MS;
     int rc = uid_recv_hdr(up->ctrl, &h, dl);
     if (rc == 0 && h.type == UID_END && uid_recv_text(up->ctrl, &h, text, sizeof text, dl) == 0) {
-        if (h.pe != -1) {
+        if (h.pe != -1 && !atomic_load(&uid_self_ending)) {
             fprintf(stderr, "gshmem: PE %d: the job is ending: %s\n", b->my_pe, text);
             fflush(stderr);
         }
@@ -562,9 +566,15 @@ static void uid_end(gshmemi_bootstrap_t *b, uint32_t type, int status, const cha
             snprintf(why, sizeof why, "PE 0 aborted the job (status %d): %s", status, m);
         uid_end_job(b, status, type == UID_EXIT, why);
     }
-    if (uid_send_text(up->ctrl, type, b->my_pe, status, m) != 0 || type == UID_ABORT) {
-        fprintf(stderr, "gshmem: PE %d %s the job (status %d): %s\n", b->my_pe,
-                type == UID_ABORT ? "aborted" : "ended", status, m);
+    /* said before PE 0 hears of it: PE 0's END comes back to this PE too,
+     * and its watcher then ends the process without saying it again */
+    if (type == UID_ABORT) {
+        fprintf(stderr, "gshmem: PE %d aborted the job (status %d): %s\n", b->my_pe, status, m);
+        fflush(stderr);
+    }
+    atomic_store(&uid_self_ending, 1);
+    if (uid_send_text(up->ctrl, type, b->my_pe, status, m) != 0 && type != UID_ABORT) {
+        fprintf(stderr, "gshmem: PE %d ended the job (status %d): %s\n", b->my_pe, status, m);
         fflush(stderr);
     }
     _exit(status);
