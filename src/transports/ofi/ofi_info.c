@@ -158,11 +158,12 @@ static struct fi_info *ofi_pick_nic(const gshmemi_tp_env_t *env, struct fi_info 
     if (n == 1 && !want[0])
         return first;   /* one NIC: no topology needed */
 #ifdef GSHMEM_HAVE_CUDA
-    if (env->heap->kind == GSHMEMI_HEAP_CUDA &&
-        cudaDeviceGetPCIBusId(gpu, sizeof gpu, env->heap->cuda_device) == cudaSuccess)
-        gpu_p = gpu;
-    else
-        (void)cudaGetLastError();
+    if (env->heap->kind == GSHMEMI_HEAP_CUDA) {   /* CPU PEs make no CUDA call */
+        if (cudaDeviceGetPCIBusId(gpu, sizeof gpu, env->heap->cuda_device) == cudaSuccess)
+            gpu_p = gpu;
+        else
+            (void)cudaGetLastError();
+    }
 #endif
     hwloc_topology_t topo = NULL;
     hwloc_cpuset_t cpus = NULL;
