@@ -23,15 +23,15 @@ static double now_s(void)
 
 /* The build directory: GSHMEM_TEST_BUILD_DIR when set (a build carried to
  * another machine), else the one CMake configured. */
-static const char *build_dir(void)
+const char *test_build_dir(void)
 {
     const char *d = getenv("GSHMEM_TEST_BUILD_DIR");
     return d && *d ? d : GSHMEM_BUILD_DIR;
 }
 
-static char *expand_build(const char *cmd)
+char *test_expand_build(const char *cmd)
 {
-    const char *bdir = build_dir();
+    const char *bdir = test_build_dir();
     size_t n = strlen(cmd), blen = strlen(bdir), cap = n + 1;
     for (const char *p = cmd; (p = strstr(p, "%B")); p += 2)
         cap += blen;
@@ -78,7 +78,7 @@ static char *unset_gshmem(void)
  * but those of env (the caller's are unset, no default is added). */
 static char *run_line(const char *env, const char *cmd, int bare)
 {
-    char *full_cmd = expand_build(cmd);
+    char *full_cmd = test_expand_build(cmd);
     char *unset = bare ? unset_gshmem() : strdup("");
     int named = (env && strstr(env, "GSHMEM_HEAP=")) || strstr(full_cmd, "GSHMEM_HEAP=");
     const char *heap = bare || named ? "" : "GSHMEM_HEAP=host ";
@@ -292,7 +292,7 @@ void test_require_built(const char *rel)
 {
     char path[1024];
 
-    snprintf(path, sizeof path, "%s/%s", build_dir(), rel);
+    snprintf(path, sizeof path, "%s/%s", test_build_dir(), rel);
     if (access(path, X_OK) != 0)
         cr_skip_test("no CUDA build: %s does not exist (configure with -DGSHMEM_ENABLE_CUDA=ON)",
                      path);

@@ -17,6 +17,10 @@ typedef struct test_run {
  * programs are host programs: unless env or cmd names GSHMEM_HEAP, the
  * command runs with GSHMEM_HEAP=host (auto would give a CUDA heap on a GPU
  * machine). */
+/* The build folder the tests run (GSHMEM_TEST_BUILD_DIR, else CMake's). */
+const char *test_build_dir(void);
+/* cmd with every %B spelled out as test_build_dir() (malloc'd). */
+char *test_expand_build(const char *cmd);
 test_run_t test_run(const char *env, const char *cmd, int timeout_s);
 /* The same with no GSHMEM_* variable but those of env: the caller's are
  * unset and GSHMEM_HEAP gets no default (what a user's shell gives). */

@@ -42,12 +42,6 @@ static char cl_subnet[32];
 static cl_node_t cl_node[CL_NODES_MAX + 1];   /* 1-based, as cluster.sh counts */
 static int cl_nodes = CL_NODES, cl_slots = CL_SLOTS;   /* this test's layout */
 
-static const char *cl_build_dir(void)
-{
-    const char *d = getenv("GSHMEM_TEST_BUILD_DIR");
-    return d && *d ? d : GSHMEM_BUILD_DIR;
-}
-
 static void cl_read_dir(void)
 {
     char path[CL_PATH_MAX + 16];
@@ -97,8 +91,8 @@ static void cl_up(void)
 #endif
     char real[PATH_MAX], cmd[3 * PATH_MAX];
 
-    if (realpath(cl_build_dir(), real) == NULL)
-        cr_assert_fail("build folder %s: %m", cl_build_dir());
+    if (realpath(test_build_dir(), real) == NULL)
+        cr_assert_fail("build folder %s: %m", test_build_dir());
     if (strncmp(real, "/dev/shm/", 9) == 0)
         cr_skip_test("the build folder %s is under /dev/shm, which each simulated node "
                      "covers with a tmpfs of its own", real);
@@ -557,13 +551,10 @@ static test_run_t cl_mpirun_wait(const char *boot, const char *prog, const char 
     snprintf(path, sizeof path, "%s/wait.sh", cl_dir);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f, "%s: %m", path);
-    fprintf(f, "export %s\n(%s) &\n" CL_SH " run %s 1 ", cl_mpirun_env(), then, cl_dir);
-    for (const char *p = mpirun; *p; p++)
-        if (p[0] == '%' && p[1] == 'B')
-            fprintf(f, "%s", cl_build_dir()), p++;
-        else
-            fputc(*p, f);
-    fprintf(f, "\ns=$?\nwait\nexit $s\n");
+    char *line = test_expand_build(mpirun);
+    fprintf(f, "export %s\n(%s) &\n" CL_SH " run %s 1 %s\ns=$?\nwait\nexit $s\n",
+            cl_mpirun_env(), then, cl_dir, line);
+    free(line);
     cr_assert_eq(fclose(f), 0, "%s: %m", path);
     snprintf(cmd, sizeof cmd, "sh %s", path);
     return test_run(NULL, cmd, 60);
