@@ -133,7 +133,8 @@ static struct fi_info *ofi_pick_nic(const gshmemi_tp_env_t *env, struct fi_info 
 {
     ofi_nic_cand_t cand[OFI_NIC_MAX];
     struct fi_info *entry[OFI_NIC_MAX];
-    char pci[OFI_NIC_MAX][16], gpu[32] = "", *gpu_p = NULL;
+    char pci[OFI_NIC_MAX][16];
+    const char *gpu_p = NULL;
     int n = 0;
     for (struct fi_info *e = first; e != NULL && n < OFI_NIC_MAX; e = e->next) {
         if (strcmp(e->fabric_attr->prov_name, first->fabric_attr->prov_name) != 0)
@@ -158,6 +159,7 @@ static struct fi_info *ofi_pick_nic(const gshmemi_tp_env_t *env, struct fi_info 
     if (n == 1 && !want[0])
         return first;   /* one NIC: no topology needed */
 #ifdef GSHMEM_HAVE_CUDA
+    char gpu[32] = "";
     if (env->heap->kind == GSHMEMI_HEAP_CUDA) {   /* CPU PEs make no CUDA call */
         if (cudaDeviceGetPCIBusId(gpu, sizeof gpu, env->heap->cuda_device) == cudaSuccess)
             gpu_p = gpu;
