@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gshmem_types.h"
+#include "gshmem/impl/gshmem_coll_types.h"   /* the type tables of the typed calls */
 
 #ifdef __cplusplus
 extern "C" {
@@ -186,17 +187,11 @@ void gshmem_igetmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst
                                         size_t nelems, uint64_t *sig_addr,              \
                                         uint64_t signal, int sig_op, int pe);
 #define GSHMEMI_DECL_RMA(T, N) GSHMEMI_DECL_RMA_C(T, N, ) GSHMEMI_DECL_RMA_C(T, N, ctx_)
-GSHMEMI_DECL_RMA(int8_t, int8)
-GSHMEMI_DECL_RMA(int16_t, int16)
-GSHMEMI_DECL_RMA(int32_t, int32)
-GSHMEMI_DECL_RMA(int64_t, int64)
-GSHMEMI_DECL_RMA(uint8_t, uint8)
-GSHMEMI_DECL_RMA(uint16_t, uint16)
-GSHMEMI_DECL_RMA(uint32_t, uint32)
-GSHMEMI_DECL_RMA(uint64_t, uint64)
-GSHMEMI_DECL_RMA(float, float)
-GSHMEMI_DECL_RMA(double, double)
-GSHMEMI_DECL_RMA(long double, longdouble)
+/* <T>: the RMA table (impl/gshmem_coll_types.h: char, schar, short, int,
+ * long, longlong, ptrdiff, uchar, ushort, uint, ulong, ulonglong, int8 ..
+ * int64, uint8 .. uint64, size, float, double) and longdouble. */
+GSHMEMI_RMA_EACH_TYPE(GSHMEMI_DECL_RMA)
+GSHMEMI_HOST_RMA_EXTRA(GSHMEMI_DECL_RMA)
 
 /* Sized forms: nelems elements of BITS / 8 bytes. */
 #define GSHMEMI_DECL_SIZED_C(BITS, C)                                                 \
@@ -226,10 +221,12 @@ void gshmem_barrier_all(void);   /* quiet + barrier */
 void gshmem_sync_all(void);      /* barrier only */
 
 /* ---- atomics ---------------------------------------------------------- */
-/* Extended types (all below, float and double): fetch, set, swap. The
- * _nbi forms write *fetch (local memory) before they return: complete
- * early, which a later quiet allows. float and double move as their
- * 32/64-bit patterns. */
+/* The types (impl/gshmem_coll_types.h): standard int, long, longlong,
+ * size, ptrdiff; bitwise uint, ulong, ulonglong, int32, uint32, int64,
+ * uint64 (the standard ops too); extended float, double. Extended (every
+ * AMO type): fetch, set, swap. The _nbi forms write *fetch (local memory)
+ * before they return: complete early, which a later quiet allows. float
+ * and double move as their 32/64-bit patterns. */
 #define GSHMEMI_DECL_AMO_EXT_C(T, N, C)                                               \
     T gshmem_##C##N##_atomic_fetch(GSHMEMI_CTXA_##C const T *source, int pe);         \
     void gshmem_##C##N##_atomic_set(GSHMEMI_CTXA_##C T *dest, T value, int pe);       \
@@ -238,7 +235,7 @@ void gshmem_sync_all(void);      /* barrier only */
                                           int pe);                                    \
     void gshmem_##C##N##_atomic_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, T value, \
                                          int pe);
-/* Standard types (int32, int64, uint32, uint64): the extended ones, and: */
+/* Standard and bitwise types: the extended ones, and: */
 #define GSHMEMI_DECL_AMO_C(T, N, C)                                                  \
     GSHMEMI_DECL_AMO_EXT_C(T, N, C)                                                  \
     T gshmem_##C##N##_atomic_fetch_add(GSHMEMI_CTXA_##C T *dest, T value, int pe);   \
@@ -253,7 +250,7 @@ void gshmem_sync_all(void);      /* barrier only */
                                               int pe);                               \
     void gshmem_##C##N##_atomic_compare_swap_nbi(GSHMEMI_CTXA_##C T *fetch, T *dest, \
                                                  T cond, T value, int pe);
-/* Bitwise types (the same four here). */
+/* Bitwise types. */
 #define GSHMEMI_DECL_AMO_BIT_OP(T, N, C, OP)                                         \
     void gshmem_##C##N##_atomic_##OP(GSHMEMI_CTXA_##C T *dest, T value, int pe);     \
     T gshmem_##C##N##_atomic_fetch_##OP(GSHMEMI_CTXA_##C T *dest, T value, int pe);  \
@@ -269,16 +266,9 @@ void gshmem_sync_all(void);      /* barrier only */
 #define GSHMEMI_DECL_AMO(T, N) GSHMEMI_DECL_AMO_C(T, N, ) GSHMEMI_DECL_AMO_C(T, N, ctx_)
 #define GSHMEMI_DECL_AMO_BIT(T, N)                                               \
     GSHMEMI_DECL_AMO_BIT_C(T, N, ) GSHMEMI_DECL_AMO_BIT_C(T, N, ctx_)
-GSHMEMI_DECL_AMO(int32_t, int32)
-GSHMEMI_DECL_AMO(int64_t, int64)
-GSHMEMI_DECL_AMO(uint32_t, uint32)
-GSHMEMI_DECL_AMO(uint64_t, uint64)
-GSHMEMI_DECL_AMO_BIT(int32_t, int32)
-GSHMEMI_DECL_AMO_BIT(int64_t, int64)
-GSHMEMI_DECL_AMO_BIT(uint32_t, uint32)
-GSHMEMI_DECL_AMO_BIT(uint64_t, uint64)
-GSHMEMI_DECL_AMO_EXT(float, float)
-GSHMEMI_DECL_AMO_EXT(double, double)
+GSHMEMI_AMO_EACH_STANDARD(GSHMEMI_DECL_AMO)
+GSHMEMI_AMO_EACH_BITWISE(GSHMEMI_DECL_AMO_BIT)
+GSHMEMI_AMO_EACH_EXTENDED(GSHMEMI_DECL_AMO_EXT)
 
 /* ---- signals ---------------------------------------------------------- */
 /* The signal update (sig_op GSHMEM_SIGNAL_SET or _ADD of signal) becomes
@@ -338,15 +328,11 @@ uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
                                         int cmp, T *cmp_values);                 \
     size_t gshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, \
                                          const int *status, int cmp, T *cmp_values);
-GSHMEMI_DECL_SYNC(int32_t, int32)
-GSHMEMI_DECL_SYNC(int64_t, int64)
-GSHMEMI_DECL_SYNC(uint32_t, uint32)
-GSHMEMI_DECL_SYNC(uint64_t, uint64)
-/* int16 and uint16: OpenSHMEM's deprecated short and unsigned short point
- * synchronization (1.5 lists them for wait_until and test; the set forms
- * come with them here). */
-GSHMEMI_DECL_SYNC(int16_t, int16)
-GSHMEMI_DECL_SYNC(uint16_t, uint16)
+/* <T>: short, int, long, longlong, ushort, uint, ulong, ulonglong, int32,
+ * int64, uint32, uint64, size, ptrdiff (impl/gshmem_coll_types.h), and
+ * int16 and uint16 (shmem.h's deprecated short and unsigned short). */
+GSHMEMI_WAIT_EACH_TYPE(GSHMEMI_DECL_SYNC)
+GSHMEMI_HOST_WAIT_EXTRA(GSHMEMI_DECL_SYNC)
 
 /* ---- distributed locks ------------------------------------------------ */
 /* lock: a symmetric int64_t that is 0 before its first use (a heap word or
@@ -485,6 +471,29 @@ GSHMEMI_REDUCE_TYPES(GSHMEMI_DECL_RED)
 #ifndef __cplusplus
 GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_DECL_RED)
 #endif
+/* The C types' names of the same reductions (NVSHMEM's and OpenSHMEM 1.5's
+ * gshmem_int_sum_reduce ...): sum, prod, min, max on the signed ones, and,
+ * or, xor too on the unsigned ones and size. */
+#define GSHMEMI_REDUCE_CTYPES(X)                                                  \
+    X(REAL, char, char) X(REAL, signed char, schar) X(REAL, short, short)         \
+    X(REAL, int, int) X(REAL, long, long) X(REAL, long long, longlong)            \
+    X(REAL, ptrdiff_t, ptrdiff) X(INT, unsigned char, uchar)                      \
+    X(INT, unsigned short, ushort) X(INT, unsigned int, uint)                     \
+    X(INT, unsigned long, ulong) X(INT, unsigned long long, ulonglong)            \
+    X(INT, size_t, size)
+GSHMEMI_REDUCE_CTYPES(GSHMEMI_DECL_RED)
+/* Typed broadcast, fcollect and alltoall: the *mem forms on nelems elements
+ * of T, for every type of impl/gshmem_coll_types.h (the device API has the
+ * same names for kernels). */
+#define GSHMEMI_DECL_COLL_T(T, N)                                                 \
+    int gshmem_##N##_broadcast(gshmem_team_t team, T *dest, const T *source,      \
+                               size_t nelems, int pe_root);                       \
+    int gshmem_##N##_fcollect(gshmem_team_t team, T *dest, const T *source,       \
+                              size_t nelems);                                     \
+    int gshmem_##N##_alltoall(gshmem_team_t team, T *dest, const T *source,       \
+                              size_t nelems);
+GSHMEMI_COLL_EACH_TYPE(GSHMEMI_DECL_COLL_T)
+#undef GSHMEMI_DECL_COLL_T
 
 /* ---- active sets (OpenSHMEM's deprecated collectives) ---------------------- */
 /* The collectives above on an active set instead of a team: the PEs

@@ -6,10 +6,10 @@
  * from kernels under the same names: every gshmem_* name below is the host
  * function's extern "C" declaration redeclared __host__ __device__, with a
  * body only in the device pass (host calls link to libgshmem, device calls
- * inline the body here). Calling a device-only name (gshmemx_*, the
- * wait_until_all/_any forms, the typed team collectives that gshmem.h
- * lacks, such as gshmem_int_broadcast or gshmem_long_sum_reduce) from host
- * code fails at compile or link time.
+ * inline the body here). Calling a device-only name (gshmemx_*, the half
+ * and bfloat16 forms, the reduce-scatters) from host code fails at compile
+ * or link time. Types: the tables of
+ * impl/gshmem_coll_types.h.
  *
  * Contracts in short (OpenSHMEM semantics unless said otherwise):
  * - Needs gshmem_init with a CUDA heap (the default, GSHMEM_HEAP=auto, in a
@@ -103,21 +103,6 @@ GSHMEM_HD void gshmem_getmem(void *dest, const void *source, size_t nelems, int 
 GSHMEM_HD void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 GSHMEM_HD void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 
-#define GSHMEMI_DDECL_RMA(T, N)                                                     \
-    GSHMEM_HD void gshmem_##N##_p(T *dest, T value, int pe);                        \
-    GSHMEM_HD T gshmem_##N##_g(const T *source, int pe);                            \
-    GSHMEM_HD void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe); \
-    GSHMEM_HD void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe); \
-    GSHMEM_HD void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems,    \
-                                        int pe);                                    \
-    GSHMEM_HD void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);
-GSHMEMI_DDECL_RMA(int32_t, int32)
-GSHMEMI_DDECL_RMA(int64_t, int64)
-GSHMEMI_DDECL_RMA(uint64_t, uint64)
-GSHMEMI_DDECL_RMA(float, float)
-GSHMEMI_DDECL_RMA(double, double)
-#undef GSHMEMI_DDECL_RMA
-
 /* Cooperative forms (device only). */
 __device__ void gshmemx_putmem_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void gshmemx_putmem_block(void *dest, const void *source, size_t nelems, int pe);
@@ -125,6 +110,64 @@ __device__ void gshmemx_putmem_nbi_warp(void *dest, const void *source, size_t n
 __device__ void gshmemx_putmem_nbi_block(void *dest, const void *source, size_t nelems, int pe);
 __device__ void gshmemx_getmem_warp(void *dest, const void *source, size_t nelems, int pe);
 __device__ void gshmemx_getmem_block(void *dest, const void *source, size_t nelems, int pe);
+__device__ void gshmemx_getmem_nbi_warp(void *dest, const void *source, size_t nelems, int pe);
+__device__ void gshmemx_getmem_nbi_block(void *dest, const void *source, size_t nelems, int pe);
+
+/* Typed forms, sizes and strides in elements: for every <T> of the RMA
+ * table (impl/gshmem_coll_types.h: char, schar, short, int, long,
+ * longlong, ptrdiff, uchar, ushort, uint, ulong, ulonglong, int8 .. int64,
+ * uint8 .. uint64, size, float, double) under the host functions' names,
+ * and, device only (CUDA), for half (__half) and bfloat16
+ * (__nv_bfloat16). iput/iget: element i of source (at source + i * sst)
+ * goes to dest + i * dst, one p or g per element. put_signal: as
+ * putmem_signal. The gshmemx_<T>_*_warp / _block forms (device only) are
+ * the *mem forms' cooperative ones; the blocking ones and iput/iget end
+ * with the group's barrier, the _nbi ones do not (after quiet, a group
+ * barrier gives every thread the group's data of a get_nbi). */
+#define GSHMEMI_DDECL_RMA_G(T, N, G)                                                \
+    __device__ void gshmemx_##N##_put_##G(T *dest, const T *source, size_t nelems, int pe); \
+    __device__ void gshmemx_##N##_put_nbi_##G(T *dest, const T *source, size_t nelems, \
+                                             int pe);                               \
+    __device__ void gshmemx_##N##_get_##G(T *dest, const T *source, size_t nelems, int pe); \
+    __device__ void gshmemx_##N##_get_nbi_##G(T *dest, const T *source, size_t nelems, \
+                                             int pe);                               \
+    __device__ void gshmemx_##N##_put_signal_##G(T *dest, const T *source, size_t nelems, \
+                                                uint64_t *sig_addr, uint64_t signal, \
+                                                int sig_op, int pe);                \
+    __device__ void gshmemx_##N##_put_signal_nbi_##G(T *dest, const T *source,      \
+                                                    size_t nelems, uint64_t *sig_addr, \
+                                                    uint64_t signal, int sig_op, int pe); \
+    __device__ void gshmemx_##N##_iput_##G(T *dest, const T *source, ptrdiff_t dst,  \
+                                          ptrdiff_t sst, size_t nelems, int pe);    \
+    __device__ void gshmemx_##N##_iget_##G(T *dest, const T *source, ptrdiff_t dst,  \
+                                          ptrdiff_t sst, size_t nelems, int pe);
+/* Q: GSHMEM_HD (the host has the thread forms) or __device__. */
+#define GSHMEMI_DDECL_RMA(Q, T, N)                                                  \
+    Q void gshmem_##N##_p(T *dest, T value, int pe);                                \
+    Q T gshmem_##N##_g(const T *source, int pe);                                    \
+    Q void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);       \
+    Q void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);       \
+    Q void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);   \
+    Q void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);   \
+    Q void gshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                             size_t nelems, int pe);                                \
+    Q void gshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                             size_t nelems, int pe);                                \
+    Q void gshmem_##N##_put_signal(T *dest, const T *source, size_t nelems,         \
+                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    Q void gshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,     \
+                                       uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                       int pe);                                     \
+    GSHMEMI_DDECL_RMA_G(T, N, warp)                                                 \
+    GSHMEMI_DDECL_RMA_G(T, N, block)
+#define GSHMEMI_DDECL_RMA_HD(T, N) GSHMEMI_DDECL_RMA(GSHMEM_HD, T, N)
+#define GSHMEMI_DDECL_RMA_DEV(T, N) GSHMEMI_DDECL_RMA(__device__, T, N)
+GSHMEMI_RMA_EACH_TYPE(GSHMEMI_DDECL_RMA_HD)
+GSHMEMI_DEV_HALF_EACH_TYPE(GSHMEMI_DDECL_RMA_DEV)
+#undef GSHMEMI_DDECL_RMA_HD
+#undef GSHMEMI_DDECL_RMA_DEV
+#undef GSHMEMI_DDECL_RMA
+#undef GSHMEMI_DDECL_RMA_G
 
 /* ---- ordering ------------------------------------------------------------ */
 GSHMEM_HD void gshmem_fence(void);
@@ -132,6 +175,10 @@ GSHMEM_HD void gshmem_quiet(void);
 GSHMEM_HD void gshmem_barrier_all(void);   /* grid-wide + all PEs, with quiet */
 GSHMEM_HD void gshmem_sync_all(void);      /* grid-wide + all PEs */
 __device__ void gshmemx_barrier_all_block(void);  /* one block per PE, with quiet */
+/* one warp (block) per PE: the WORLD team's barrier (sync) by that group */
+__device__ void gshmemx_barrier_all_warp(void);
+__device__ void gshmemx_sync_all_warp(void);
+__device__ void gshmemx_sync_all_block(void);
 
 /* ---- signals ------------------------------------------------------------- */
 GSHMEM_HD void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
@@ -154,11 +201,19 @@ __device__ void gshmemx_putmem_signal_nbi_warp(void *dest, const void *source, s
 __device__ void gshmemx_putmem_signal_nbi_block(void *dest, const void *source, size_t nelems,
                                                 uint64_t *sig_addr, uint64_t signal,
                                                 int sig_op, int pe);
+/* NVSHMEM's nvshmemx_signal_op: sig_op (SET or ADD) of signal on the
+ * signal word at pe, as one atomic (P2P: a system-scope store or add;
+ * queue path: one SIGNAL entry, complete at quiet). Ordered with this
+ * thread's earlier puts by gshmem_fence, like an AMO. Device only. */
+__device__ void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
 /* ---- point synchronization (ivars: local symmetric objects) -------------- */
-/* wait_until_all: waits for every ivars[i] with status NULL or status[i]
- * == 0. wait_until_any: returns the index of one such ivar that satisfies
- * the comparison, SIZE_MAX when none is eligible. */
+/* For every <T> of the wait table (impl/gshmem_coll_types.h: short, int,
+ * long, longlong, ushort, uint, ulong, ulonglong, int32, int64, uint32,
+ * uint64, size, ptrdiff), OpenSHMEM 1.5's forms under the host functions'
+ * names (their contract: gshmem.h), except that _any returns the lowest
+ * index that holds (no rotation). ivars[i] is included when status is NULL
+ * or status[i] == 0; _vector forms compare ivars[i] with cmp_values[i]. */
 #define GSHMEMI_DDECL_SYNC(T, N)                                                    \
     GSHMEM_HD void gshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);          \
     GSHMEM_HD int gshmem_##N##_test(T *ivar, int cmp, T cmp_value);                 \
@@ -167,28 +222,56 @@ __device__ void gshmemx_putmem_signal_nbi_block(void *dest, const void *source, 
                                                T cmp_value);                        \
     GSHMEM_HD size_t gshmem_##N##_wait_until_any(T *ivars, size_t nelems,           \
                                                  const int *status, int cmp,        \
-                                                 T cmp_value);
-GSHMEMI_DDECL_SYNC(int32_t, int32)
-GSHMEMI_DDECL_SYNC(int64_t, int64)
-GSHMEMI_DDECL_SYNC(uint64_t, uint64)
+                                                 T cmp_value);                      \
+    GSHMEM_HD size_t gshmem_##N##_wait_until_some(T *ivars, size_t nelems,          \
+                                                  size_t *indices, const int *status, \
+                                                  int cmp, T cmp_value);            \
+    GSHMEM_HD void gshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems,      \
+                                                      const int *status, int cmp,   \
+                                                      T *cmp_values);               \
+    GSHMEM_HD size_t gshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems,    \
+                                                        const int *status, int cmp, \
+                                                        T *cmp_values);             \
+    GSHMEM_HD size_t gshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems,   \
+                                                         size_t *indices,           \
+                                                         const int *status, int cmp, \
+                                                         T *cmp_values);            \
+    GSHMEM_HD int gshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, \
+                                        int cmp, T cmp_value);                      \
+    GSHMEM_HD size_t gshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, \
+                                           int cmp, T cmp_value);                   \
+    GSHMEM_HD size_t gshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, \
+                                            const int *status, int cmp, T cmp_value); \
+    GSHMEM_HD int gshmem_##N##_test_all_vector(T *ivars, size_t nelems,             \
+                                               const int *status, int cmp,          \
+                                               T *cmp_values);                      \
+    GSHMEM_HD size_t gshmem_##N##_test_any_vector(T *ivars, size_t nelems,          \
+                                                  const int *status, int cmp,       \
+                                                  T *cmp_values);                   \
+    GSHMEM_HD size_t gshmem_##N##_test_some_vector(T *ivars, size_t nelems,         \
+                                                   size_t *indices, const int *status, \
+                                                   int cmp, T *cmp_values);
+GSHMEMI_WAIT_EACH_TYPE(GSHMEMI_DDECL_SYNC)
 #undef GSHMEMI_DDECL_SYNC
 
-/* ---- atomics (int32, int64, uint64), relaxed, system scope --------------- */
+/* ---- atomics, relaxed, system scope --------------------------------------- */
+/* The AMO tables (impl/gshmem_coll_types.h) under the host functions'
+ * names: the standard ops on int, long, longlong, size, ptrdiff and the
+ * bitwise types; and, or, xor (and fetch_) on uint, ulong, ulonglong,
+ * int32, uint32, int64, uint64; fetch, set, swap on float and double too
+ * (as their bit patterns). Non-fetching ones to a queue-path PE complete
+ * at quiet. */
+#define GSHMEMI_DDECL_AMO_EXT(T, N)                                                 \
+    GSHMEM_HD T gshmem_##N##_atomic_fetch(const T *source, int pe);                 \
+    GSHMEM_HD void gshmem_##N##_atomic_set(T *dest, T value, int pe);               \
+    GSHMEM_HD T gshmem_##N##_atomic_swap(T *dest, T value, int pe);
 #define GSHMEMI_DDECL_AMO(T, N)                                                     \
+    GSHMEMI_DDECL_AMO_EXT(T, N)                                                     \
     GSHMEM_HD T gshmem_##N##_atomic_fetch_add(T *dest, T value, int pe);            \
     GSHMEM_HD void gshmem_##N##_atomic_add(T *dest, T value, int pe);               \
     GSHMEM_HD T gshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe); \
-    GSHMEM_HD T gshmem_##N##_atomic_swap(T *dest, T value, int pe);                 \
-    GSHMEM_HD T gshmem_##N##_atomic_fetch(const T *source, int pe);                 \
-    GSHMEM_HD void gshmem_##N##_atomic_set(T *dest, T value, int pe);               \
     GSHMEM_HD void gshmem_##N##_atomic_inc(T *dest, int pe);                        \
     GSHMEM_HD T gshmem_##N##_atomic_fetch_inc(T *dest, int pe);
-GSHMEMI_DDECL_AMO(int32_t, int32)
-GSHMEMI_DDECL_AMO(int64_t, int64)
-GSHMEMI_DDECL_AMO(uint64_t, uint64)
-#undef GSHMEMI_DDECL_AMO
-/* Bitwise (int32, int64, uint64). Non-fetching ones to a queue-path PE
- * complete at quiet, like add. */
 #define GSHMEMI_DDECL_AMO_BIT(T, N)                                                 \
     GSHMEM_HD void gshmem_##N##_atomic_and(T *dest, T value, int pe);               \
     GSHMEM_HD void gshmem_##N##_atomic_or(T *dest, T value, int pe);                \
@@ -196,10 +279,12 @@ GSHMEMI_DDECL_AMO(uint64_t, uint64)
     GSHMEM_HD T gshmem_##N##_atomic_fetch_and(T *dest, T value, int pe);            \
     GSHMEM_HD T gshmem_##N##_atomic_fetch_or(T *dest, T value, int pe);             \
     GSHMEM_HD T gshmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);
-GSHMEMI_DDECL_AMO_BIT(int32_t, int32)
-GSHMEMI_DDECL_AMO_BIT(int64_t, int64)
-GSHMEMI_DDECL_AMO_BIT(uint64_t, uint64)
+GSHMEMI_AMO_EACH_STANDARD(GSHMEMI_DDECL_AMO)
+GSHMEMI_AMO_EACH_BITWISE(GSHMEMI_DDECL_AMO_BIT)
+GSHMEMI_AMO_EACH_EXTENDED(GSHMEMI_DDECL_AMO_EXT)
+#undef GSHMEMI_DDECL_AMO
 #undef GSHMEMI_DDECL_AMO_BIT
+#undef GSHMEMI_DDECL_AMO_EXT
 
 /* ---- queue path ----------------------------------------------------------- */
 /* 0 while this PE's proxy engine is healthy (or none runs), else the negative
@@ -265,12 +350,38 @@ GSHMEMI_COLL_EACH_TYPE(GSHMEMI_DDECL_COLL_T)
 /* Reductions: dest[i] = source[i] of every member combined in team order
  * (bit-identical on every member); dest may be source. <op> sum, prod,
  * min, max on every <T> above; and, or, xor on uchar, ushort, uint, ulong,
- * ulonglong, int8 .. uint64 and size. */
+ * ulonglong, int8 .. uint64 and size. Device only (CUDA): sum, prod, min,
+ * max on half and bfloat16, each step computed in float and rounded to
+ * the type (round to nearest even), which is the type's own correctly
+ * rounded operation: the result is what the same steps in half (bfloat16)
+ * arithmetic give, within n_pes - 1 roundings (half an ulp of the type
+ * each) of the exact value. */
 #define GSHMEMI_DDECL_REDUCE(T, N, OP)                                              \
     GSHMEMI_DDECL_COLL3(gshmem_##N##_##OP##_reduce, gshmemx_##N##_##OP##_reduce,     \
                         (gshmem_team_t team, T *dest, const T *source, size_t nreduce))
 GSHMEMI_REDUCE_EACH(GSHMEMI_DDECL_REDUCE)
 #undef GSHMEMI_DDECL_REDUCE
+#define GSHMEMI_DDECL_REDUCE_DEV(T, N, OP)                                          \
+    __device__ int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T *dest, const T *source, \
+                                              size_t nreduce);                      \
+    __device__ int gshmemx_##N##_##OP##_reduce_warp(gshmem_team_t team, T *dest,     \
+                                                    const T *source, size_t nreduce); \
+    __device__ int gshmemx_##N##_##OP##_reduce_block(gshmem_team_t team, T *dest,    \
+                                                     const T *source, size_t nreduce);
+GSHMEMI_DEV_HALF_REDUCE_EACH(GSHMEMI_DDECL_REDUCE_DEV)
+#undef GSHMEMI_DDECL_REDUCE_DEV
+/* Reduce-scatters (NVSHMEM's; device only): source holds n_members *
+ * nreduce elements; team PE k's dest[j] is block k of every member's
+ * source combined in team order (the reductions' bits for those
+ * elements). Every type and op of the reductions; dest must not overlap
+ * source (impl/gshmem_dev_reducescatter.h). */
+#define GSHMEMI_DDECL_REDUCESCATTER(T, N, OP)                                       \
+    GSHMEMI_DDECL_COLL3(gshmem_##N##_##OP##_reducescatter,                          \
+                        gshmemx_##N##_##OP##_reducescatter,                         \
+                        (gshmem_team_t team, T *dest, const T *source, size_t nreduce))
+GSHMEMI_REDUCE_EACH(GSHMEMI_DDECL_REDUCESCATTER)
+GSHMEMI_DEV_HALF_REDUCE_EACH(GSHMEMI_DDECL_REDUCESCATTER)
+#undef GSHMEMI_DDECL_REDUCESCATTER
 #undef GSHMEMI_DDECL_COLL3
 
 } /* extern "C" */
@@ -278,10 +389,12 @@ GSHMEMI_REDUCE_EACH(GSHMEMI_DDECL_REDUCE)
 #include "gshmem/impl/gshmem_dev_common.h"
 #include "gshmem/impl/gshmem_dev_rma.h"
 #include "gshmem/impl/gshmem_dev_sync.h"
+#include "gshmem/impl/gshmem_dev_rma_typed.h"
 #include "gshmem/impl/gshmem_dev_amo.h"
 #include "gshmem/impl/gshmem_dev_team.h"
 #include "gshmem/impl/gshmem_dev_coll.h"
 #include "gshmem/impl/gshmem_dev_reduce.h"
+#include "gshmem/impl/gshmem_dev_reducescatter.h"
 #include "gshmem/impl/gshmem_dev_agg.h"   /* the aggregator (gshmem_agg.h) */
 
 #if !defined(__HIPCC__)

@@ -27,10 +27,11 @@
 extern "C" {
 #endif
 
+/* the same definition as gshmem/ring/port.h's (a program may include both) */
 #ifdef __cplusplus
-#define GSHMEMI_STATIC_ASSERT static_assert
+#define GSHMEMI_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #else
-#define GSHMEMI_STATIC_ASSERT _Static_assert
+#define GSHMEMI_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 GSHMEMI_STATIC_ASSERT(sizeof(int) == 4, "shmem.h maps int onto gshmem's int32");
 GSHMEMI_STATIC_ASSERT(sizeof(long) == 8, "shmem.h maps long onto gshmem's int64 (LP64 only)");

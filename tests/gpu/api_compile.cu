@@ -1,11 +1,13 @@
 /* api_compile.cu: a user translation unit compiled WITHOUT -rdc that
  * includes gshmem.h and gshmem_device.h, calls every device call from
  * kernels and the host calls of the same names from host code, and links
- * against libgshmem. The typed team collectives (hundreds of names) are
- * checked by name and signature in unevaluated operands (no code), a few
- * of each kind for real; the on-stream team calls of gshmemx.h are taken
- * by address, so every one must link (CUDA only). Built as gshmem-device-api-compile; running it is
- * not a test (it exits 0 at once without arguments).
+ * against libgshmem. The typed calls (thousands of names: RMA, AMOs,
+ * waits, team collectives, generated from the tables of
+ * impl/gshmem_coll_types.h) are checked by name and signature in
+ * unevaluated operands (no code), a few of each kind for real; the
+ * on-stream team calls of gshmemx.h are taken by address, so every one must
+ * link (CUDA only). Built as gshmem-device-api-compile; running it is not
+ * a test (it exits 0 at once without arguments).
  *
  * The same file is the HIP compile check (gshmem-device-api-hip-check:
  * hipcc -x hip --offload-arch=gfx90a -c, object only, nothing links or
@@ -37,6 +39,108 @@
     X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)      \
     X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)       \
     X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+
+/* Every typed RMA, AMO and wait call of the tables (impl/gshmem_coll_types.h),
+ * half and bfloat16 included, by name and signature in unevaluated
+ * operands (SIG1: no code); typed_calls below makes some of them for real. */
+#define SIG1(CALL) (void)sizeof((CALL, 0))
+#define SIG_RMA_G(T, N, G)                                                       \
+    SIG1(gshmemx_##N##_put_##G((T *)b, (const T *)b, 1, pe));                   \
+    SIG1(gshmemx_##N##_put_nbi_##G((T *)b, (const T *)b, 1, pe));               \
+    SIG1(gshmemx_##N##_get_##G((T *)b, (const T *)b, 1, pe));                   \
+    SIG1(gshmemx_##N##_get_nbi_##G((T *)b, (const T *)b, 1, pe));               \
+    SIG1(gshmemx_##N##_put_signal_##G((T *)b, (const T *)b, 1, sig, 1, 0, pe)); \
+    SIG1(gshmemx_##N##_put_signal_nbi_##G((T *)b, (const T *)b, 1, sig, 1, 0, pe)); \
+    SIG1(gshmemx_##N##_iput_##G((T *)b, (const T *)b, 2, 1, 1, pe));            \
+    SIG1(gshmemx_##N##_iget_##G((T *)b, (const T *)b, 2, 1, 1, pe));
+#define SIG_RMA(T, N)                                                            \
+    SIG1(gshmem_##N##_p((T *)b, *(const T *)b, pe));                             \
+    SIG1(*(T *)b = gshmem_##N##_g((const T *)b, pe));                            \
+    SIG1(gshmem_##N##_put((T *)b, (const T *)b, 1, pe));                         \
+    SIG1(gshmem_##N##_get((T *)b, (const T *)b, 1, pe));                         \
+    SIG1(gshmem_##N##_put_nbi((T *)b, (const T *)b, 1, pe));                     \
+    SIG1(gshmem_##N##_get_nbi((T *)b, (const T *)b, 1, pe));                     \
+    SIG1(gshmem_##N##_iput((T *)b, (const T *)b, 2, 1, 1, pe));                  \
+    SIG1(gshmem_##N##_iget((T *)b, (const T *)b, 2, 1, 1, pe));                  \
+    SIG1(gshmem_##N##_put_signal((T *)b, (const T *)b, 1, sig, 1, 0, pe));       \
+    SIG1(gshmem_##N##_put_signal_nbi((T *)b, (const T *)b, 1, sig, 1, 0, pe));   \
+    SIG_RMA_G(T, N, warp) SIG_RMA_G(T, N, block)
+#define SIG_SYNC(T, N)                                                           \
+    SIG1(gshmem_##N##_wait_until((T *)b, 0, (T)0));                              \
+    SIG1(ix[0] = (size_t)gshmem_##N##_test((T *)b, 0, (T)0));                    \
+    SIG1(gshmem_##N##_wait_until_all((T *)b, 1, st, 0, (T)0));                   \
+    SIG1(ix[0] = gshmem_##N##_wait_until_any((T *)b, 1, st, 0, (T)0));           \
+    SIG1(ix[0] = gshmem_##N##_wait_until_some((T *)b, 1, ix, st, 0, (T)0));      \
+    SIG1(gshmem_##N##_wait_until_all_vector((T *)b, 1, st, 0, (T *)b));          \
+    SIG1(ix[0] = gshmem_##N##_wait_until_any_vector((T *)b, 1, st, 0, (T *)b));  \
+    SIG1(ix[0] = gshmem_##N##_wait_until_some_vector((T *)b, 1, ix, st, 0, (T *)b)); \
+    SIG1(ix[0] = (size_t)gshmem_##N##_test_all((T *)b, 1, st, 0, (T)0));         \
+    SIG1(ix[0] = gshmem_##N##_test_any((T *)b, 1, st, 0, (T)0));                 \
+    SIG1(ix[0] = gshmem_##N##_test_some((T *)b, 1, ix, st, 0, (T)0));            \
+    SIG1(ix[0] = (size_t)gshmem_##N##_test_all_vector((T *)b, 1, st, 0, (T *)b)); \
+    SIG1(ix[0] = gshmem_##N##_test_any_vector((T *)b, 1, st, 0, (T *)b));        \
+    SIG1(ix[0] = gshmem_##N##_test_some_vector((T *)b, 1, ix, st, 0, (T *)b));
+#define SIG_AMO_EXT(T, N)                                                        \
+    SIG1(*(T *)b = gshmem_##N##_atomic_fetch((const T *)b, pe));                 \
+    SIG1(gshmem_##N##_atomic_set((T *)b, (T)1, pe));                             \
+    SIG1(*(T *)b = gshmem_##N##_atomic_swap((T *)b, (T)1, pe));
+#define SIG_AMO(T, N)                                                            \
+    SIG_AMO_EXT(T, N)                                                            \
+    SIG1(*(T *)b = gshmem_##N##_atomic_fetch_add((T *)b, (T)1, pe));             \
+    SIG1(gshmem_##N##_atomic_add((T *)b, (T)1, pe));                             \
+    SIG1(*(T *)b = gshmem_##N##_atomic_compare_swap((T *)b, (T)0, (T)1, pe));    \
+    SIG1(gshmem_##N##_atomic_inc((T *)b, pe));                                   \
+    SIG1(*(T *)b = gshmem_##N##_atomic_fetch_inc((T *)b, pe));
+#define SIG_AMO_BIT(T, N)                                                        \
+    SIG1(gshmem_##N##_atomic_and((T *)b, (T)1, pe));                             \
+    SIG1(gshmem_##N##_atomic_or((T *)b, (T)1, pe));                              \
+    SIG1(gshmem_##N##_atomic_xor((T *)b, (T)1, pe));                             \
+    SIG1(*(T *)b = gshmem_##N##_atomic_fetch_and((T *)b, (T)1, pe));             \
+    SIG1(*(T *)b = gshmem_##N##_atomic_fetch_or((T *)b, (T)1, pe));              \
+    SIG1(*(T *)b = gshmem_##N##_atomic_fetch_xor((T *)b, (T)1, pe));
+
+/* Typed RMA of T on buf (32 elements), every form, for real. */
+#define CALL_RMA(T, N)                                                           \
+    do {                                                                         \
+        T *b_ = (T *)(b + 2048);                                                 \
+        gshmem_##N##_p(b_, b_[1], pe);                                           \
+        b_[1] = gshmem_##N##_g(b_, pe);                                          \
+        gshmem_##N##_iput(b_ + 2, b_, 2, 1, 2, pe);                              \
+        gshmem_##N##_iget(b_ + 6, b_, 1, 2, 2, pe);                              \
+        gshmem_##N##_put_signal(b_ + 8, b_, 2, sig, 1, GSHMEM_SIGNAL_ADD, pe);   \
+        gshmemx_##N##_put_warp(b_ + 10, b_, 2, pe);                              \
+        gshmemx_##N##_get_nbi_block(b_ + 12, b_, 2, pe);                         \
+        gshmemx_##N##_put_signal_nbi_warp(b_ + 14, b_, 2, sig, 1, 0, pe);        \
+        gshmemx_##N##_iget_block(b_ + 16, b_, 1, 1, 2, pe);                      \
+    } while (0);
+
+__global__ void typed_calls(char *b, uint64_t *sig, int pe, int *out)
+{
+    int st[1] = {0};
+    size_t ix[1] = {0};
+    GSHMEMI_RMA_EACH_TYPE(SIG_RMA)
+    GSHMEMI_DEV_HALF_EACH_TYPE(SIG_RMA)
+    GSHMEMI_WAIT_EACH_TYPE(SIG_SYNC)
+    GSHMEMI_AMO_EACH_STANDARD(SIG_AMO)
+    GSHMEMI_AMO_EACH_BITWISE(SIG_AMO_BIT)
+    GSHMEMI_AMO_EACH_EXTENDED(SIG_AMO_EXT)
+    /* for real: each element size and kind, the half types */
+    CALL_RMA(char, char)
+    CALL_RMA(short, short)
+    CALL_RMA(size_t, size)
+    GSHMEMI_DEV_HALF_EACH_TYPE(CALL_RMA)
+    gshmem_short_wait_until((short *)b, GSHMEM_CMP_GE, 0);
+    out[0] = (int)gshmem_ushort_test_some_vector((unsigned short *)b, 1, ix, st, GSHMEM_CMP_EQ,
+                                                 (unsigned short *)b + 4) +
+             (int)gshmem_ptrdiff_wait_until_any((ptrdiff_t *)b, 1, st, GSHMEM_CMP_GE, 0);
+    out[1] = (int)gshmem_long_atomic_fetch_add((long *)b, 1, pe) +
+             (int)gshmem_size_atomic_compare_swap((size_t *)b, 0, 1, pe) +
+             (int)gshmem_uint_atomic_fetch_xor((unsigned int *)b, 1, pe) +
+             (int)gshmem_float_atomic_swap((float *)b, 1.5f, pe);
+    gshmemx_signal_op(sig, 1, GSHMEM_SIGNAL_ADD, pe);
+    gshmemx_getmem_nbi_warp(b + 64, b, 16, pe);
+    gshmemx_getmem_nbi_block(b + 64, b, 16, pe);
+}
 
 /* A __host__ __device__ user function may call the same name on both sides. */
 __host__ __device__ static int both_sides_my_pe(void)
@@ -103,8 +207,11 @@ __host__ __device__ static int both_sides_my_pe(void)
     SIG3(N##_or_reduce, team, (T *)sym, (const T *)sym, 1);                      \
     SIG3(N##_xor_reduce, team, (T *)sym, (const T *)sym, 1);
 
+#define SIG_RED(T, N, OP) SIG3(N##_##OP##_reduce, team, (T *)sym, (const T *)sym, 1);
+
 __global__ void team_calls(gshmem_team_t team, char *sym, int *out)
 {
+    GSHMEMI_DEV_HALF_REDUCE_EACH(SIG_RED)
     EVERY_SIGNED(SIG_COLL)
     EVERY_BITWISE(SIG_COLL)
     EVERY_SIGNED(SIG_ARITH)
@@ -131,6 +238,11 @@ __global__ void team_calls(gshmem_team_t team, char *sym, int *out)
              gshmemx_float_min_reduce_warp(team, (float *)sym, (const float *)sym, 4) +
              gshmemx_ulong_xor_reduce_block(team, (unsigned long *)sym,
                                             (const unsigned long *)sym, 4);
+#if defined(GSHMEMI_DEV_HAVE_HALF)
+    out[8] = gshmem_half_sum_reduce(team, (__half *)sym, (const __half *)sym, 4) +
+             gshmemx_bfloat16_max_reduce_block(team, (__nv_bfloat16 *)sym,
+                                               (const __nv_bfloat16 *)sym, 4);
+#endif
 }
 
 #if !defined(__HIPCC__)
@@ -207,13 +319,18 @@ static int host_side(void)
     int *out = NULL, rc_team = 0;
     gshmem_putmem(sym, sym + 64, 16, pe);
     gshmem_int32_p((int32_t *)sym, 1, pe);
+    gshmem_int_p((int *)sym, 1, pe);   /* the C-type names of the tables, host side */
+    gshmem_short_iput((short *)sym, (const short *)(sym + 64), 2, 1, 4, pe);
+    (void)gshmem_size_atomic_fetch_add((size_t *)sym, 1, pe);
+    (void)gshmem_ushort_test((unsigned short *)sym, GSHMEM_CMP_GE, 0);
     (void)gshmem_uint64_atomic_fetch_add((uint64_t *)sym, 1, pe);
     gshmem_putmem_signal(sym, sym + 64, 8, sig, 1, GSHMEM_SIGNAL_SET, pe);
     (void)gshmem_ptr(sym, pe);
     gshmem_barrier_all();
-    if (cudaMalloc((void **)&out, 8 * sizeof(int)) == cudaSuccess) {
+    if (cudaMalloc((void **)&out, 16 * sizeof(int)) == cudaSuccess) {
         every_call<<<1, 32>>>(sym, sig, out);
         team_calls<<<1, 1>>>(GSHMEM_TEAM_WORLD, sym, out);   /* one thread: every form */
+        typed_calls<<<1, 32>>>(sym, sig, pe, out);
         cudaDeviceSynchronize();
         cudaFree(out);
     }

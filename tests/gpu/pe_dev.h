@@ -35,6 +35,22 @@
                    gshmem_my_pe(), __FILE__, __LINE__, #cond, __VA_ARGS__);          \
     } while (0)
 
+/* Spins until done() holds or about 20 s have passed; returns whether it
+ * held. Before a wait whose value may never come when a call is wrong, so
+ * that the program reports the value instead of hanging. */
+template <typename F> __device__ bool pe_dev_within(F done)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (!done()) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > 20000000000ull)
+            return false;
+        __nanosleep(1000);
+    }
+    return true;
+}
+
 /* "probe": exit 0 with a device, 77 without (the Criterion driver skips). */
 static inline void pe_dev_probe(int argc, char **argv)
 {

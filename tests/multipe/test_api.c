@@ -40,6 +40,9 @@ static void run_api(const char *prog, const char *tp, const char *args, const ch
 API_SUITE(rma, "pe_api_rma", NO_ARGS, NULL)
 API_SUITE(order, "pe_api_order", test_order_iters, NULL)
 API_SUITE(amo, "pe_api_amo", NO_ARGS, NULL)
+/* Every typed RMA, AMO and wait call on every type of the tables
+ * (include/gshmem/impl/gshmem_coll_types.h). */
+API_SUITE(types, "pe_api_types", NO_ARGS, NULL)
 API_SUITE(coll, "pe_api_coll", NO_ARGS, NULL)
 API_SUITE(mem, "pe_api_mem", NO_ARGS, TEST_API_MEM_LOG)
 API_SUITE(shmem_h, "pe_api_shmem", NO_ARGS, NULL)

@@ -27,7 +27,9 @@ int gshmemi_rmtree(const char *path);
 #define CL_NODES 2        /* the layout of most tests; cl_up_layout sets another */
 #define CL_SLOTS 2
 #define CL_NODES_MAX 4
-#define CL_TIMEOUT_S 30
+/* one job's bound: a hang fails it; 4 PEs of pe_api_coll over tcp on 2 cores
+ * beside another test's processes took over 25 s once (CI, 2026-12-03) */
+#define CL_TIMEOUT_S 60
 #define CL_PATH_MAX 512   /* the cluster's folder; longer ones are refused */
 
 typedef struct cl_node {

@@ -1,9 +1,10 @@
 /* test_gpu_device: the device API (P2P path) through the PE programs of
  * tests/gpu (pe_dev_rma, pe_dev_sync, pe_dev_amo, pe_dev_coll,
- * pe_dev_errors, pe_dev_team_coll, pe_dev_team_stream) under gshmemrun
- * with GSHMEM_HEAP=cuda GSHMEM_TRANSPORTS=p2p, at 2 and 4 PEs; the team
- * collectives also on the queue path (GSHMEM_DEVICE_QUEUE_ONLY=1, and
- * GSHMEM_DISABLE_P2P=1 over ofi). Skipped, with the reason, when
+ * pe_dev_errors, pe_dev_team_coll, pe_dev_team_stream, pe_dev_types,
+ * pe_dev_types_sync) under gshmemrun with GSHMEM_HEAP=cuda
+ * GSHMEM_TRANSPORTS=p2p, at 2 and 4 PEs; the team collectives and the
+ * typed calls also on the queue path (GSHMEM_DEVICE_QUEUE_ONLY=1, and for
+ * the team collectives GSHMEM_DISABLE_P2P=1 over ofi). Skipped, with the reason, when
  * gshmem was built without CUDA (the programs do not exist) or the machine
  * has no GPU ("<prog> probe" decides in its own process: this driver never
  * starts CUDA itself). */
@@ -123,6 +124,27 @@ Test(gpu_device, team_stream_n4, .timeout = DEV_TEAM_TIMEOUT_S)
 Test(gpu_device, team_stream_queue_n2, .timeout = DEV_TEAM_TIMEOUT_S)
 {
     dev_run_with("pe_dev_team_stream", NULL, 2, DEV_QUEUE);
+}
+
+/* Every typed call on every type of the tables (pe_dev_types: RMA and
+ * AMOs; pe_dev_types_sync: waits, signal_op, half reductions). */
+Test(gpu_device, types_n2, .timeout = DEV_TEAM_TIMEOUT_S) { dev_run("pe_dev_types", 2); }
+Test(gpu_device, types_n4, .timeout = DEV_TEAM_TIMEOUT_S) { dev_run("pe_dev_types", 4); }
+Test(gpu_device, types_queue_n2, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run_with("pe_dev_types", NULL, 2, DEV_QUEUE);
+}
+Test(gpu_device, types_sync_n2, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run("pe_dev_types_sync", 2);
+}
+Test(gpu_device, types_sync_n4, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run("pe_dev_types_sync", 4);
+}
+Test(gpu_device, types_sync_queue_n2, .timeout = DEV_TEAM_TIMEOUT_S)
+{
+    dev_run_with("pe_dev_types_sync", NULL, 2, DEV_QUEUE);
 }
 
 Test(gpu_device, err_no_init)

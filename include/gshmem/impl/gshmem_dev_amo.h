@@ -1,10 +1,12 @@
-/* gshmem_dev_amo.h: atomics on int32, int64 and uint64 at any PE (the
- * standard ones, and, or, xor and their fetching forms). P2P path:
+/* gshmem_dev_amo.h: atomics at any PE for the AMO tables of
+ * impl/gshmem_coll_types.h (the standard ones, and, or, xor and their
+ * fetching forms; fetch, set, swap on float and double). P2P path:
  * system-scope relaxed atomics on the peer's mapped address (ordered by
- * fence/quiet like puts). Queue path: one AMO entry each (fetching ones wait
- * for the value; the others complete at quiet). Signed types use the unsigned word of the same
- * width (two's complement add, bitwise compare). Included by
- * gshmem_device.h only; bodies in the device pass. */
+ * fence/quiet like puts). Queue path: one AMO entry each (fetching ones
+ * wait for the value; the others complete at quiet). Every type works on
+ * the unsigned word of its size, its bits (two's complement add, bitwise
+ * compare; floats as their bit patterns). Included by gshmem_device.h
+ * only; bodies in the device pass. */
 #ifndef GSHMEMI_DEV_AMO_H
 #define GSHMEMI_DEV_AMO_H
 
@@ -88,122 +90,108 @@ GSHMEMI_DEV W *gshmemi_dev_amo_addr(const char *call, const void *dest, int pe)
     return (W *)gshmemi_dev_peer_addr(dest, pe);
 }
 
-/* Queue path of one AMO (kind: gshmemi_amo_op_t); fetching kinds wait. */
-template <typename W>
-GSHMEMI_DEV W gshmemi_dev_amo_q(const char *call, const void *dest, uint32_t kind, W v, W cmp,
-                                int pe)
+/* The unsigned word of a 4- or 8-byte type. */
+template <size_t S> struct gshmemi_dev_word;
+template <> struct gshmemi_dev_word<4> {
+    typedef uint32_t type;
+};
+template <> struct gshmemi_dev_word<8> {
+    typedef uint64_t type;
+};
+
+/* kind (gshmemi_amo_op_t, a constant at every call site) on the word w
+ * here; returns the old word (SET: 0). */
+template <typename W> GSHMEMI_DEV W gshmemi_dev_amo_word(W *w, uint32_t kind, W v, W cmp)
 {
-    return (W)gshmemi_devq_amo(call, dest, sizeof(W), kind, (uint64_t)v, (uint64_t)cmp, pe);
+    switch (kind) {
+    case GSHMEMI_AMO_SET: gshmemi_dev_amo_store(w, v); return 0;
+    case GSHMEMI_AMO_FETCH: return gshmemi_dev_amo_load(w);
+    case GSHMEMI_AMO_ADD:
+    case GSHMEMI_AMO_FETCH_ADD: return gshmemi_dev_amo_add(w, v);
+    case GSHMEMI_AMO_SWAP: return gshmemi_dev_amo_swap(w, v);
+    case GSHMEMI_AMO_CSWAP: return gshmemi_dev_amo_cas(w, cmp, v);
+    default: return gshmemi_dev_amo_bit(w, kind, v);
+    }
+}
+
+/* One AMO of kind on the T at dest of pe (cmp: compare_swap's cond);
+ * returns the old value (non-fetching kinds: meaningless). Queue path:
+ * one entry; fetching kinds wait for it. */
+template <typename T>
+GSHMEMI_DEV T gshmemi_dev_amo(const char *call, const void *dest, uint32_t kind, T value, T cmp,
+                              int pe)
+{
+    typedef typename gshmemi_dev_word<sizeof(T)>::type W;
+    W v = (W)gshmemi_dev_bits(value), c = (W)gshmemi_dev_bits(cmp);
+    W *w = gshmemi_dev_amo_addr<W>(call, dest, pe);
+    W old = w != NULL ? gshmemi_dev_amo_word(w, kind, v, c)
+                      : (W)gshmemi_devq_amo(call, dest, sizeof(W), kind, v, c, pe);
+    return gshmemi_dev_from_bits<T>(old);
 }
 
 extern "C" {
 
-#define GSHMEMI_DDEF_AMO(T, W, N)                                                          \
-    GSHMEMI_DEV_API T gshmem_##N##_atomic_fetch_add(T *dest, T value, int pe)              \
-    {                                                                                      \
-        const char *c = "gshmem_" #N "_atomic_fetch_add";                                  \
-        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
-        if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_FETCH_ADD, (W)value, 0, pe); \
-        return (T)gshmemi_dev_amo_add(w, (W)value);                                        \
-    }                                                                                      \
-    GSHMEMI_DEV_API void gshmem_##N##_atomic_add(T *dest, T value, int pe)                 \
-    {                                                                                      \
-        const char *c = "gshmem_" #N "_atomic_add";                                        \
-        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
-        if (w == NULL)                                                                     \
-            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_ADD, (W)value, 0, pe);        \
-        else                                                                               \
-            (void)gshmemi_dev_amo_add(w, (W)value);                                        \
-    }                                                                                      \
-    GSHMEMI_DEV_API T gshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)   \
-    {                                                                                      \
-        const char *c = "gshmem_" #N "_atomic_compare_swap";                               \
-        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
-        if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_CSWAP, (W)value, (W)cond, \
-                                           pe);                                            \
-        return (T)gshmemi_dev_amo_cas(w, (W)cond, (W)value);                               \
-    }                                                                                      \
-    GSHMEMI_DEV_API T gshmem_##N##_atomic_swap(T *dest, T value, int pe)                   \
-    {                                                                                      \
-        const char *c = "gshmem_" #N "_atomic_swap";                                       \
-        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
-        if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_SWAP, (W)value, 0, pe);   \
-        return (T)gshmemi_dev_amo_swap(w, (W)value);                                       \
-    }                                                                                      \
+#define GSHMEMI_DAMO_(T, N, NAME, dest, KIND, VALUE, CMP)                                   \
+    gshmemi_dev_amo<T>("gshmem_" #N "_atomic_" #NAME, dest, KIND, VALUE, CMP, pe)
+/* fetch, set, swap: every AMO type. */
+#define GSHMEMI_DDEF_AMO_EXT(T, N)                                                         \
     GSHMEMI_DEV_API T gshmem_##N##_atomic_fetch(const T *source, int pe)                   \
     {                                                                                      \
-        const char *c = "gshmem_" #N "_atomic_fetch";                                      \
-        W *w = gshmemi_dev_amo_addr<W>(c, source, pe);                                     \
-        if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, source, GSHMEMI_AMO_FETCH, 0, 0, pe);       \
-        return (T)gshmemi_dev_amo_load(w);                                                 \
+        return GSHMEMI_DAMO_(T, N, fetch, source, GSHMEMI_AMO_FETCH, (T)0, (T)0);          \
     }                                                                                      \
     GSHMEMI_DEV_API void gshmem_##N##_atomic_set(T *dest, T value, int pe)                 \
     {                                                                                      \
-        const char *c = "gshmem_" #N "_atomic_set";                                        \
-        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
-        if (w == NULL)                                                                     \
-            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_SET, (W)value, 0, pe);        \
-        else                                                                               \
-            gshmemi_dev_amo_store(w, (W)value);                                            \
+        (void)GSHMEMI_DAMO_(T, N, set, dest, GSHMEMI_AMO_SET, value, (T)0);                \
+    }                                                                                      \
+    GSHMEMI_DEV_API T gshmem_##N##_atomic_swap(T *dest, T value, int pe)                   \
+    {                                                                                      \
+        return GSHMEMI_DAMO_(T, N, swap, dest, GSHMEMI_AMO_SWAP, value, (T)0);             \
+    }
+/* The standard ops: the above, add, inc, compare_swap. */
+#define GSHMEMI_DDEF_AMO(T, N)                                                             \
+    GSHMEMI_DDEF_AMO_EXT(T, N)                                                             \
+    GSHMEMI_DEV_API T gshmem_##N##_atomic_fetch_add(T *dest, T value, int pe)              \
+    {                                                                                      \
+        return GSHMEMI_DAMO_(T, N, fetch_add, dest, GSHMEMI_AMO_FETCH_ADD, value, (T)0);   \
+    }                                                                                      \
+    GSHMEMI_DEV_API void gshmem_##N##_atomic_add(T *dest, T value, int pe)                 \
+    {                                                                                      \
+        (void)GSHMEMI_DAMO_(T, N, add, dest, GSHMEMI_AMO_ADD, value, (T)0);                \
+    }                                                                                      \
+    GSHMEMI_DEV_API T gshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)   \
+    {                                                                                      \
+        return GSHMEMI_DAMO_(T, N, compare_swap, dest, GSHMEMI_AMO_CSWAP, value, cond);    \
     }                                                                                      \
     GSHMEMI_DEV_API void gshmem_##N##_atomic_inc(T *dest, int pe)                          \
     {                                                                                      \
-        const char *c = "gshmem_" #N "_atomic_inc";                                        \
-        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
-        if (w == NULL)                                                                     \
-            (void)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_ADD, (W)1, 0, pe);            \
-        else                                                                               \
-            (void)gshmemi_dev_amo_add(w, (W)1);                                            \
+        (void)GSHMEMI_DAMO_(T, N, inc, dest, GSHMEMI_AMO_ADD, (T)1, (T)0);                 \
     }                                                                                      \
     GSHMEMI_DEV_API T gshmem_##N##_atomic_fetch_inc(T *dest, int pe)                       \
     {                                                                                      \
-        const char *c = "gshmem_" #N "_atomic_fetch_inc";                                  \
-        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
-        if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, dest, GSHMEMI_AMO_FETCH_ADD, (W)1, 0, pe);  \
-        return (T)gshmemi_dev_amo_add(w, (W)1);                                            \
+        return GSHMEMI_DAMO_(T, N, fetch_inc, dest, GSHMEMI_AMO_FETCH_ADD, (T)1, (T)0);    \
     }
-GSHMEMI_DDEF_AMO(int32_t, uint32_t, int32)
-GSHMEMI_DDEF_AMO(int64_t, uint64_t, int64)
-GSHMEMI_DDEF_AMO(uint64_t, uint64_t, uint64)
-#undef GSHMEMI_DDEF_AMO
-
-/* and, or, xor: A and F name the plain and the fetching call, OP and FOP
- * their kinds. P2P: one atomicAnd/Or/Xor_system; queue path: one entry. */
-#define GSHMEMI_DDEF_AMO_BIT_OP(T, W, N, A, F, OP, FOP)                                    \
-    GSHMEMI_DEV_API void gshmem_##N##_##A(T *dest, T value, int pe)                        \
+/* and, or, xor (OP) and fetch_<OP> (kinds K, FK). */
+#define GSHMEMI_DDEF_AMO_BIT_OP(T, N, OP, K, FK)                                           \
+    GSHMEMI_DEV_API void gshmem_##N##_atomic_##OP(T *dest, T value, int pe)                \
     {                                                                                      \
-        const char *c = "gshmem_" #N "_" #A;                                               \
-        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
-        if (w == NULL)                                                                     \
-            (void)gshmemi_dev_amo_q<W>(c, dest, OP, (W)value, 0, pe);                      \
-        else                                                                               \
-            (void)gshmemi_dev_amo_bit(w, OP, (W)value);                                    \
+        (void)GSHMEMI_DAMO_(T, N, OP, dest, K, value, (T)0);                               \
     }                                                                                      \
-    GSHMEMI_DEV_API T gshmem_##N##_##F(T *dest, T value, int pe)                           \
+    GSHMEMI_DEV_API T gshmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe)             \
     {                                                                                      \
-        const char *c = "gshmem_" #N "_" #F;                                               \
-        W *w = gshmemi_dev_amo_addr<W>(c, dest, pe);                                       \
-        if (w == NULL)                                                                     \
-            return (T)gshmemi_dev_amo_q<W>(c, dest, FOP, (W)value, 0, pe);                 \
-        return (T)gshmemi_dev_amo_bit(w, FOP, (W)value);                                   \
+        return GSHMEMI_DAMO_(T, N, fetch_##OP, dest, FK, value, (T)0);                     \
     }
-#define GSHMEMI_DDEF_AMO_BIT(T, W, N)                                                      \
-    GSHMEMI_DDEF_AMO_BIT_OP(T, W, N, atomic_and, atomic_fetch_and, GSHMEMI_AMO_AND,        \
-                            GSHMEMI_AMO_FETCH_AND)                                         \
-    GSHMEMI_DDEF_AMO_BIT_OP(T, W, N, atomic_or, atomic_fetch_or, GSHMEMI_AMO_OR,           \
-                            GSHMEMI_AMO_FETCH_OR)                                          \
-    GSHMEMI_DDEF_AMO_BIT_OP(T, W, N, atomic_xor, atomic_fetch_xor, GSHMEMI_AMO_XOR,        \
-                            GSHMEMI_AMO_FETCH_XOR)
-GSHMEMI_DDEF_AMO_BIT(int32_t, uint32_t, int32)
-GSHMEMI_DDEF_AMO_BIT(int64_t, uint64_t, int64)
-GSHMEMI_DDEF_AMO_BIT(uint64_t, uint64_t, uint64)
+#define GSHMEMI_DDEF_AMO_BIT(T, N)                                                         \
+    GSHMEMI_DDEF_AMO_BIT_OP(T, N, and, GSHMEMI_AMO_AND, GSHMEMI_AMO_FETCH_AND)             \
+    GSHMEMI_DDEF_AMO_BIT_OP(T, N, or, GSHMEMI_AMO_OR, GSHMEMI_AMO_FETCH_OR)                \
+    GSHMEMI_DDEF_AMO_BIT_OP(T, N, xor, GSHMEMI_AMO_XOR, GSHMEMI_AMO_FETCH_XOR)
+GSHMEMI_AMO_EACH_STANDARD(GSHMEMI_DDEF_AMO)
+GSHMEMI_AMO_EACH_BITWISE(GSHMEMI_DDEF_AMO_BIT)
+GSHMEMI_AMO_EACH_EXTENDED(GSHMEMI_DDEF_AMO_EXT)
 #undef GSHMEMI_DDEF_AMO_BIT
 #undef GSHMEMI_DDEF_AMO_BIT_OP
+#undef GSHMEMI_DDEF_AMO
+#undef GSHMEMI_DDEF_AMO_EXT
+#undef GSHMEMI_DAMO_
 
 } /* extern "C" */
 

@@ -122,6 +122,28 @@ GSHMEMI_DEV void gshmemx_barrier_all_block(void)
     gshmemi_dev_block_barrier("gshmemx_barrier_all_block", true);
 }
 
+/* NVSHMEM's warp forms and sync_all's block form: one warp (block) per PE,
+ * the WORLD team's barrier (sync) by that group. */
+GSHMEMI_DEV void gshmemx_barrier_all_warp(void)
+{
+    gshmemi_dev_lanemask_t m;
+    gshmemi_dev_team_sync("gshmemx_barrier_all_warp", GSHMEM_TEAM_WORLD, true,
+                          gshmemi_dev_warp(&m));
+}
+
+GSHMEMI_DEV void gshmemx_sync_all_warp(void)
+{
+    gshmemi_dev_lanemask_t m;
+    gshmemi_dev_team_sync("gshmemx_sync_all_warp", GSHMEM_TEAM_WORLD, false,
+                          gshmemi_dev_warp(&m));
+}
+
+GSHMEMI_DEV void gshmemx_sync_all_block(void)
+{
+    gshmemi_dev_team_sync("gshmemx_sync_all_block", GSHMEM_TEAM_WORLD, false,
+                          gshmemi_dev_block());
+}
+
 } /* extern "C" */
 
 /* ---- team collectives that move data (see the top) ---------------------------- */

@@ -503,6 +503,46 @@ GSHMEMI_DEV void gshmemi_dev_small_store(char *d, const gshmemi_dev_small_t &v)
             w[i] = v.w[i];
 }
 
+/* ---- one element as a word ------------------------------------------------------ */
+
+/* The bits of a T of 1, 2, 4 or 8 bytes in the low bytes of a word, and
+ * back (little-endian; any T: integers, float, __half ...). */
+template <typename T> GSHMEMI_DEV uint64_t gshmemi_dev_bits(T v)
+{
+    uint64_t b = 0;
+    __builtin_memcpy(&b, &v, sizeof(T));
+    return b;
+}
+template <typename T> GSHMEMI_DEV T gshmemi_dev_from_bits(uint64_t b)
+{
+    T v;
+    __builtin_memcpy(&v, &b, sizeof(T));
+    return v;
+}
+
+/* A single volatile access of a T of 1, 2, 4 or 8 bytes, as the unsigned
+ * word of its size (a class such as __half has no volatile copy). */
+template <typename T> GSHMEMI_DEV T gshmemi_dev_ld_volatile(const T *p)
+{
+    uint64_t b = sizeof(T) == 8   ? *(const volatile uint64_t *)p
+                 : sizeof(T) == 4 ? *(const volatile uint32_t *)p
+                 : sizeof(T) == 2 ? *(const volatile uint16_t *)p
+                                  : *(const volatile uint8_t *)p;
+    return gshmemi_dev_from_bits<T>(b);
+}
+template <typename T> GSHMEMI_DEV void gshmemi_dev_st_volatile(T *p, T v)
+{
+    uint64_t b = gshmemi_dev_bits(v);
+    if (sizeof(T) == 8)
+        *(volatile uint64_t *)p = b;
+    else if (sizeof(T) == 4)
+        *(volatile uint32_t *)p = (uint32_t)b;
+    else if (sizeof(T) == 2)
+        *(volatile uint16_t *)p = (uint16_t)b;
+    else
+        *(volatile uint8_t *)p = (uint8_t)b;
+}
+
 /* gshmemi_dev_exch_u32/_u64 (relaxed, system scope): impl/gshmem_dev_port.h */
 
 /* Spin-wait helper: a few hundred plain polls, then growing sleeps. */

@@ -2,10 +2,11 @@
  * (nvcc) and HIP (hipcc, clang): which pass is the device pass, the
  * qualifiers of the inline bodies, the runtime calls of the per-TU state
  * registration, the warp (wavefront) size and lane masks, warp sync, trap,
- * the read-only load and the atomic exchange. Ordered atomics and fences
- * come from include/gshmem/ring/port.h. Included first by gshmem_device.h and by
- * gshmem_dev_queue.h (which plain C includes: outside C++ GPU sources only
- * GSHMEMI_DEV_PASS is decided here, and it is not defined).
+ * the read-only load, the atomic exchange and the 16-bit acquire load.
+ * Ordered atomics and fences come from include/gshmem/ring/port.h.
+ * Included first by gshmem_device.h and by gshmem_dev_queue.h (which plain
+ * C includes: outside C++ GPU sources only GSHMEMI_DEV_PASS is decided
+ * here, and it is not defined).
  *
  * CUDA: every macro below expands to the code the device API had before
  * this layer existed (same PTX).
@@ -94,6 +95,12 @@ GSHMEMI_DEV uint64_t gshmemi_dev_exch_u64(uint64_t *p, uint64_t v)
     return __hip_atomic_exchange(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 
+/* An acquire load of 2 bytes (the 16-bit ivars), system scope. */
+GSHMEMI_DEV uint16_t gshmemi_dev_ld_acquire_u16(const uint16_t *p)
+{
+    return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+
 /* Loads of data another GPU (or an earlier kernel) wrote, never from a
  * stale L1 line: system-scope relaxed loads here; 16 bytes as two words. */
 #define GSHMEMI_DEV_LD_L2_(T)                                                     \
@@ -161,6 +168,14 @@ GSHMEMI_DEV uint64_t gshmemi_dev_exch_u64(uint64_t *p, uint64_t v)
     uint64_t old;
     asm volatile("atom.relaxed.sys.exch.b64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
     return old;
+}
+
+/* An acquire load of 2 bytes (the 16-bit ivars), system scope. */
+GSHMEMI_DEV uint16_t gshmemi_dev_ld_acquire_u16(const uint16_t *p)
+{
+    uint16_t v;
+    asm volatile("ld.acquire.sys.u16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
+    return v;
 }
 
 /* Loads of data another GPU (or an earlier kernel) wrote, never from a

@@ -306,6 +306,16 @@ GSHMEMI_DEV void gshmemi_devq_put_signal(const char *call, void *dest, const voi
         gshmemi_devq_wait(call, pe, t);
 }
 
+/* A signal update alone (gshmemx_signal_op): one SIGNAL entry, the
+ * engine's amo_nbi of put-with-signal's signal; complete at quiet. */
+GSHMEMI_DEV void gshmemi_devq_signal(const char *call, uint64_t *sig_addr, uint64_t signal,
+                                     int sig_op, int pe)
+{
+    gshmemi_wqe_t w = gshmemi_devq_wqe(0, gshmemi_devq_off(sig_addr), signal, GSHMEMI_OP_SIGNAL,
+                                       0, (uint32_t)sig_op, pe);
+    (void)gshmemi_devq_post(call, pe, &w, 1);
+}
+
 /* Fence: one FENCE entry in this thread's ring (every earlier entry of the
  * ring is ordered before every later one). No-op without an engine. */
 GSHMEMI_DEV void gshmemi_devq_fence(void)

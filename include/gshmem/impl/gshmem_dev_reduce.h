@@ -1,7 +1,7 @@
 /* gshmem_dev_reduce.h: the team reductions of the device API,
  * gshmem_<T>_<op>_reduce and gshmemx_<T>_<op>_reduce_warp / _block (the
- * types and ops: impl/gshmem_coll_types.h). Included by gshmem_device.h
- * only; bodies in the device pass.
+ * types and ops: impl/gshmem_coll_types.h, half and bfloat16 included).
+ * Included by gshmem_device.h only; bodies in the device pass.
  *
  * Direct, when every member's source and dest are load/store addresses
  * here (P2P; the members agree, mappings being symmetric):
@@ -50,35 +50,56 @@
 #if defined(GSHMEMI_DEV_PASS)
 
 /* The ops: a functor each (bitwise ones are only instantiated on the
- * integer types of impl/gshmem_coll_types.h). */
-#define GSHMEMI_DRED_OP(NAME, EXPR)                                                 \
+ * integer types of impl/gshmem_coll_types.h). On half and bfloat16
+ * (GSHMEMI_DRED_HALF_) each step is computed in float and rounded to the
+ * type to nearest even: float's 24-bit significand holds more than twice
+ * theirs (11, 8 bits) and two more, so the result is the correctly rounded
+ * half (bfloat16) operation, whatever operators cuda_fp16.h provides
+ * (__CUDA_NO_HALF_OPERATORS__ and the like). */
+#define GSHMEMI_DRED_OP(NAME, EXPR, EXTRA)                                          \
     struct gshmemi_red_##NAME {                                                     \
         template <typename T> GSHMEMI_DEV T operator()(T a, T x) const             \
         {                                                                           \
             return (T)(EXPR);                                                       \
         }                                                                           \
+        EXTRA                                                                       \
     };
-GSHMEMI_DRED_OP(sum, a + x)
-GSHMEMI_DRED_OP(prod, a * x)
-GSHMEMI_DRED_OP(min, x < a ? x : a)
-GSHMEMI_DRED_OP(max, x > a ? x : a)
-GSHMEMI_DRED_OP(and, a & x)
-GSHMEMI_DRED_OP(or, a | x)
-GSHMEMI_DRED_OP(xor, a ^ x)
+#if !defined(GSHMEMI_DEV_HAVE_HALF)
+#define GSHMEMI_DRED_HALF_(EXPR)
+#else
+#define GSHMEMI_DRED_HALF_(EXPR)                                                    \
+    GSHMEMI_DEV __half operator()(__half ha, __half hx) const                       \
+    {                                                                               \
+        float a = __half2float(ha), x = __half2float(hx);                           \
+        return __float2half_rn(EXPR);                                               \
+    }                                                                               \
+    GSHMEMI_DEV __nv_bfloat16 operator()(__nv_bfloat16 ha, __nv_bfloat16 hx) const  \
+    {                                                                               \
+        float a = __bfloat162float(ha), x = __bfloat162float(hx);                   \
+        return __float2bfloat16_rn(EXPR);                                           \
+    }
+#endif
+GSHMEMI_DRED_OP(sum, a + x, GSHMEMI_DRED_HALF_(a + x))
+GSHMEMI_DRED_OP(prod, a * x, GSHMEMI_DRED_HALF_(a * x))
+GSHMEMI_DRED_OP(min, x < a ? x : a, GSHMEMI_DRED_HALF_(x < a ? x : a))
+GSHMEMI_DRED_OP(max, x > a ? x : a, GSHMEMI_DRED_HALF_(x > a ? x : a))
+GSHMEMI_DRED_OP(and, a & x, )
+GSHMEMI_DRED_OP(or, a | x, )
+GSHMEMI_DRED_OP(xor, a ^ x, )
 #undef GSHMEMI_DRED_OP
+#undef GSHMEMI_DRED_HALF_
 
 /* Combines n elements of member i's x into acc (the group's share). */
 template <typename T, typename Op>
 GSHMEMI_DEV void gshmemi_dev_reduce_step(T *acc, const T *x, size_t n, int i, Op op,
                                          gshmemi_dev_group_t g)
 {
-    const volatile T *xv = x;
     if (i == 0)
         for (size_t j = g.rank; j < n; j += g.size)
-            acc[j] = xv[j];
+            acc[j] = gshmemi_dev_ld_volatile(x + j);
     else
         for (size_t j = g.rank; j < n; j += g.size)
-            acc[j] = op(acc[j], (T)xv[j]);
+            acc[j] = op(acc[j], gshmemi_dev_ld_volatile(x + j));
 }
 
 /* A load of a member's source that does not come from L1 (a line left by
@@ -229,6 +250,27 @@ GSHMEMI_DEV void gshmemi_dev_reduce_mapped(const gshmemi_dev_team_t &t, T *dest,
     }
 }
 
+/* acc[0 .. n) = every member's twin of x0[0 .. n) combined in team order:
+ * loads from a mapped member, a blocking get into `in` from one on the
+ * queue path (the get meets the group before posting); the group's threads
+ * split the elements. */
+template <typename T, typename Op>
+GSHMEMI_DEV void gshmemi_dev_reduce_pull(const char *call, const gshmemi_dev_team_t &t, T *acc,
+                                         T *in, const T *x0, size_t n, Op op,
+                                         gshmemi_dev_group_t g)
+{
+    for (int i = 0; i < t.size; i++) {
+        int pe = gshmemi_dev_team_pe(t, i);
+        const T *x = (const T *)gshmemi_dev_peer_addr(x0, pe);
+        if (x == NULL) {
+            gshmemi_dev_get(call, in, x0, n * sizeof(T), pe, g, true);
+            gshmemi_devq_group_sync(g);
+            x = in;
+        }
+        gshmemi_dev_reduce_step(acc, x, n, i, op, g);
+    }
+}
+
 template <typename T, typename Op>
 GSHMEMI_DEV_BODY int gshmemi_dev_reduce(const char *call, gshmem_team_t team, T *dest,
                                    const T *source, size_t nreduce, Op op,
@@ -258,16 +300,7 @@ GSHMEMI_DEV_BODY int gshmemi_dev_reduce(const char *call, gshmem_team_t team, T 
     }
     for (size_t off = 0; off < nreduce; off += chunk) {
         size_t n = nreduce - off < chunk ? nreduce - off : chunk;
-        for (int i = 0; i < t.size; i++) {
-            int pe = gshmemi_dev_team_pe(t, i);
-            const T *x = (const T *)gshmemi_dev_peer_addr(source + off, pe);
-            if (x == NULL) {   /* queue path (the get meets the group before posting) */
-                gshmemi_dev_get(call, in, source + off, n * sizeof(T), pe, g, true);
-                gshmemi_devq_group_sync(g);
-                x = in;
-            }
-            gshmemi_dev_reduce_step(acc, x, n, i, op, g);
-        }
+        gshmemi_dev_reduce_pull(call, t, acc, in, source + off, n, op, g);
         gshmemi_dev_team_sync_group(call, team, t, g, false);   /* the chunk was read */
         for (size_t j = g.rank; j < n; j += g.size)
             dest[off + j] = acc[j];
@@ -283,6 +316,7 @@ extern "C" {
                        (gshmem_team_t team, T *dest, const T *source, size_t nreduce), \
                        gshmemi_dev_reduce, (team, dest, source, nreduce, gshmemi_red_##OP()))
 GSHMEMI_REDUCE_EACH(GSHMEMI_DDEF_REDUCE)
+GSHMEMI_DEV_HALF_REDUCE_EACH(GSHMEMI_DDEF_REDUCE)
 #undef GSHMEMI_DDEF_REDUCE
 
 } /* extern "C" */

@@ -1,6 +1,7 @@
-/* gshmem_dev_rma.h: PE queries, gshmem_ptr, put/get (thread, warp, block)
- * and the typed forms. P2P path: stores to / loads from the peer's mapped
- * heap. Included by gshmem_device.h only; bodies in the device pass. */
+/* gshmem_dev_rma.h: PE queries, gshmem_ptr, put/get of bytes (thread,
+ * warp, block; the typed forms: impl/gshmem_dev_rma_typed.h). P2P path:
+ * stores to / loads from the peer's mapped heap. Included by
+ * gshmem_device.h only; bodies in the device pass. */
 #ifndef GSHMEMI_DEV_RMA_H
 #define GSHMEMI_DEV_RMA_H
 
@@ -146,85 +147,20 @@ GSHMEMI_DEV void gshmemx_getmem_block(void *dest, const void *source, size_t nel
     __syncthreads();
 }
 
-} /* extern "C" */
-
-/* ---- typed forms ------------------------------------------------------------- */
-/* p and g are single volatile accesses (a g in a user's polling loop is
- * reloaded every time). Queue path: p carries the value in its entry and
- * returns once posted; g waits for the value. */
-template <typename T> GSHMEMI_DEV uint64_t gshmemi_dev_bits(T v)
+/* The data is in place at quiet (P2P: once each thread's copies are
+ * done); no group barrier here, as for putmem_nbi. */
+GSHMEMI_DEV void gshmemx_getmem_nbi_warp(void *dest, const void *source, size_t nelems, int pe)
 {
-    uint64_t b = 0;
-    memcpy(&b, &v, sizeof(T));
-    return b;
-}
-template <typename T> GSHMEMI_DEV T gshmemi_dev_from_bits(uint64_t b)
-{
-    T v;
-    memcpy(&v, &b, sizeof(T));
-    return v;
+    gshmemi_dev_lanemask_t mask;
+    gshmemi_dev_get("gshmemx_getmem_nbi_warp", dest, source, nelems, pe,
+                    gshmemi_dev_warp(&mask), false);
 }
 
-template <typename T> GSHMEMI_DEV void gshmemi_dev_p(const char *call, T *dest, T value, int pe)
+GSHMEMI_DEV void gshmemx_getmem_nbi_block(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_dev_check(call, "dest", dest, sizeof(T), pe);
-    T *r = (T *)gshmemi_dev_peer_addr(dest, pe);
-    if (r != NULL)
-        *(volatile T *)r = value;
-    else
-        gshmemi_devq_p(call, dest, gshmemi_dev_bits(value), sizeof(T), pe);
+    gshmemi_dev_get("gshmemx_getmem_nbi_block", dest, source, nelems, pe, gshmemi_dev_block(),
+                    false);
 }
-
-template <typename T> GSHMEMI_DEV T gshmemi_dev_g(const char *call, const T *source, int pe)
-{
-    gshmemi_dev_check(call, "source", source, sizeof(T), pe);
-    T *r = (T *)gshmemi_dev_peer_addr(source, pe);
-    if (r != NULL)
-        return *(volatile T *)r;
-    return gshmemi_dev_from_bits<T>(gshmemi_devq_g(call, source, sizeof(T), pe));
-}
-
-extern "C" {
-
-#define GSHMEMI_DDEF_RMA(T, N)                                                         \
-    GSHMEMI_DEV_API void gshmem_##N##_p(T *dest, T value, int pe)                      \
-    {                                                                                  \
-        gshmemi_dev_p<T>("gshmem_" #N "_p", dest, value, pe);                          \
-    }                                                                                  \
-    GSHMEMI_DEV_API T gshmem_##N##_g(const T *source, int pe)                          \
-    {                                                                                  \
-        return gshmemi_dev_g<T>("gshmem_" #N "_g", source, pe);                        \
-    }                                                                                  \
-    GSHMEMI_DEV_API void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) \
-    {                                                                                  \
-        gshmemi_dev_put("gshmem_" #N "_put", dest, source, nelems * sizeof(T), pe,     \
-                        gshmemi_dev_thread(), true,                                    \
-                        gshmemi_dev_small_load(dest, source, nelems * sizeof(T)));     \
-    }                                                                                  \
-    GSHMEMI_DEV_API void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) \
-    {                                                                                  \
-        gshmemi_dev_get("gshmem_" #N "_get", dest, source, nelems * sizeof(T), pe,     \
-                        gshmemi_dev_thread(), true);                                   \
-    }                                                                                  \
-    GSHMEMI_DEV_API void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, \
-                                          int pe)                                      \
-    {                                                                                  \
-        gshmemi_dev_put("gshmem_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe, \
-                        gshmemi_dev_thread(), false,                                   \
-                        gshmemi_dev_small_load(dest, source, nelems * sizeof(T)));     \
-    }                                                                                  \
-    GSHMEMI_DEV_API void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, \
-                                          int pe)                                      \
-    {                                                                                  \
-        gshmemi_dev_get("gshmem_" #N "_get_nbi", dest, source, nelems * sizeof(T), pe, \
-                        gshmemi_dev_thread(), false);                                  \
-    }
-GSHMEMI_DDEF_RMA(int32_t, int32)
-GSHMEMI_DDEF_RMA(int64_t, int64)
-GSHMEMI_DDEF_RMA(uint64_t, uint64)
-GSHMEMI_DDEF_RMA(float, float)
-GSHMEMI_DDEF_RMA(double, double)
-#undef GSHMEMI_DDEF_RMA
 
 } /* extern "C" */
 

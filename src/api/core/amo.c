@@ -1,7 +1,8 @@
-/* amo.c: the atomics of gshmem.h: the standard ops for int32, int64,
- * uint32 and uint64, the bitwise ones on the same, fetch/set/swap also for
- * float and double (their bit patterns as 32/64-bit words), generated from
- * one definition per group, each also as its gshmem_ctx_ form (issued
+/* amo.c: the atomics of gshmem.h for the AMO tables of
+ * impl/gshmem_coll_types.h: the standard ops on the standard and bitwise
+ * types, and, or, xor on the bitwise ones, fetch/set/swap also for float
+ * and double (their bit patterns as 32/64-bit words), generated from one
+ * definition per group, each also as its gshmem_ctx_ form (issued
  * through the context's instance of the transport, so ordered by its
  * fence). The fetching _nbi forms are blocking AMOs writing *fetch before
  * they return (complete early: OpenSHMEM requires the value by the next
@@ -148,15 +149,18 @@ static void gshmemi_amo_into(const char *call, gshmemi_ctx_t *c, gshmemi_amo_op_
 #define GSHMEMI_DEF_AMO_BIT(T, N, DT)                                                 \
     GSHMEMI_DEF_AMO_BIT_C(, T, N, DT) GSHMEMI_DEF_AMO_BIT_C(ctx_, T, N, DT)
 
-/* uint32 shares int32's words: add, compare and the bitwise ops are the
- * same bit operations whatever the signedness. */
-GSHMEMI_DEF_AMO(int32_t, int32, GSHMEMI_DT_INT32)
-GSHMEMI_DEF_AMO(int64_t, int64, GSHMEMI_DT_INT64)
-GSHMEMI_DEF_AMO(uint32_t, uint32, GSHMEMI_DT_INT32)
-GSHMEMI_DEF_AMO(uint64_t, uint64, GSHMEMI_DT_UINT64)
-GSHMEMI_DEF_AMO_BIT(int32_t, int32, GSHMEMI_DT_INT32)
-GSHMEMI_DEF_AMO_BIT(int64_t, int64, GSHMEMI_DT_INT64)
-GSHMEMI_DEF_AMO_BIT(uint32_t, uint32, GSHMEMI_DT_INT32)
-GSHMEMI_DEF_AMO_BIT(uint64_t, uint64, GSHMEMI_DT_UINT64)
-GSHMEMI_DEF_AMO_EXT(float, float, GSHMEMI_DT_INT32)
-GSHMEMI_DEF_AMO_EXT(double, double, GSHMEMI_DT_INT64)
+/* The transport's word of a 4- or 8-byte T: 4-byte types share int32's
+ * (add, compare and the bitwise ops are the same bit operations whatever
+ * the signedness), 8-byte ones take the word of their signedness. */
+#define GSHMEMI_AMO_DT(T)                                                             \
+    (sizeof(T) == 4 ? GSHMEMI_DT_INT32 : GSHMEMI_SIGNED(T) ? GSHMEMI_DT_INT64           \
+                                                         : GSHMEMI_DT_UINT64)
+#define GSHMEMI_AMO_SIZE_OK(T, N)                                                     \
+    _Static_assert(sizeof(T) == 4 || sizeof(T) == 8, #N ": an AMO type is 4 or 8 bytes");
+#define GSHMEMI_DEF_AMO_T(T, N) GSHMEMI_AMO_SIZE_OK(T, N) GSHMEMI_DEF_AMO(T, N, GSHMEMI_AMO_DT(T))
+#define GSHMEMI_DEF_AMO_BIT_T(T, N) GSHMEMI_DEF_AMO_BIT(T, N, GSHMEMI_AMO_DT(T))
+#define GSHMEMI_DEF_AMO_EXT_T(T, N)                                                   \
+    GSHMEMI_AMO_SIZE_OK(T, N) GSHMEMI_DEF_AMO_EXT(T, N, GSHMEMI_AMO_DT(T))
+GSHMEMI_AMO_EACH_STANDARD(GSHMEMI_DEF_AMO_T)
+GSHMEMI_AMO_EACH_BITWISE(GSHMEMI_DEF_AMO_BIT_T)
+GSHMEMI_AMO_EACH_EXTENDED(GSHMEMI_DEF_AMO_EXT_T)

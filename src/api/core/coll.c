@@ -223,6 +223,30 @@ int gshmem_alltoallmem(gshmem_team_t team, void *dest, const void *source, size_
                                        nelems);
 }
 
+/* The typed forms (gshmem.h): the *mem ones on nelems * sizeof(T) bytes. */
+#define GSHMEMI_DEF_COLL_T(T, N)                                                      \
+    int gshmem_##N##_broadcast(gshmem_team_t team, T *dest, const T *source,          \
+                               size_t nelems, int pe_root)                            \
+    {                                                                                 \
+        return gshmem_broadcastmem(team, dest, source,                                \
+                                   gshmemi_rma_bytes("gshmem_" #N "_broadcast", nelems, \
+                                                     sizeof(T)), pe_root);            \
+    }                                                                                 \
+    int gshmem_##N##_fcollect(gshmem_team_t team, T *dest, const T *source, size_t nelems) \
+    {                                                                                 \
+        return gshmemi_coll_collect_team(                                             \
+            "gshmem_" #N "_fcollect", team, dest, source,                             \
+            gshmemi_rma_bytes("gshmem_" #N "_fcollect", nelems, sizeof(T)), 1);       \
+    }                                                                                 \
+    int gshmem_##N##_alltoall(gshmem_team_t team, T *dest, const T *source, size_t nelems) \
+    {                                                                                 \
+        return gshmemi_coll_alltoalls_team(                                           \
+            "gshmem_" #N "_alltoall", team, dest, source, 1, 1, 1,                    \
+            gshmemi_rma_bytes("gshmem_" #N "_alltoall", nelems, sizeof(T)));          \
+    }
+GSHMEMI_COLL_EACH_TYPE(GSHMEMI_DEF_COLL_T)
+#undef GSHMEMI_DEF_COLL_T
+
 int gshmem_alltoallsmem(gshmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
                         ptrdiff_t sst, size_t nelems)
 {

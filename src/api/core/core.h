@@ -231,6 +231,12 @@ int gshmemi_symdata_plan(gshmemi_state_t *g, gshmemi_heap_kind_t kind, gshmemi_s
 /* sync.c: the comparison of wait_until/test; fatal on an invalid cmp. */
 int gshmemi_cmp_u64(const char *call, int cmp, uint64_t a, uint64_t b);
 int gshmemi_cmp_i64(const char *call, int cmp, int64_t a, int64_t b);
+/* 1 when the integer or floating type T is signed (a constant). */
+#define GSHMEMI_SIGNED(T) ((T)-1 < (T)1)
+/* The comparison of a and b, both of integer type T, with T's signedness. */
+#define GSHMEMI_CMP_T(T, call, cmp, a, b)                                             \
+    (GSHMEMI_SIGNED(T) ? gshmemi_cmp_i64((call), (cmp), (int64_t)(a), (int64_t)(b))    \
+                       : gshmemi_cmp_u64((call), (cmp), (uint64_t)(a), (uint64_t)(b)))
 
 /* team.c: teams. A team on this PE: its members' world PE numbers in team
  * order (ascending), this PE's place, and its slot of the symmetric team

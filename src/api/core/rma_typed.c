@@ -1,8 +1,8 @@
-/* rma_typed.c: the typed (gshmem_<T>_*), sized (gshmem_put8 ..
- * gshmem_iget128) and strided (gshmem_iputmem, gshmem_igetmem) forms of
- * put and get, and the gshmem_ctx_ forms of the typed and sized ones, all
- * over gshmemi_rma_put_on/get_on (rma.c) and, for the typed
- * put-with-signal, gshmemi_signal_put (signal.c).
+/* rma_typed.c: the typed (gshmem_<T>_*, every type of the RMA table),
+ * sized (gshmem_put8 .. gshmem_iget128) and strided (gshmem_iputmem,
+ * gshmem_igetmem) forms of put and get, and the gshmem_ctx_ forms of the
+ * typed and sized ones, all over gshmemi_rma_put_on/get_on (rma.c) and,
+ * for the typed put-with-signal, gshmemi_signal_put (signal.c).
  *
  * Strided: both strides 1 is one contiguous put/get. A contiguous remote
  * side with a host heap packs the local side into one buffer (one message).
@@ -163,17 +163,9 @@ static void gshmemi_rma_xfer_n(const char *call, gshmemi_ctx_t *c, int is_put, v
     GSHMEMI_DEF_RMA_SIG(C, T, N, _nbi, 1)
 #define GSHMEMI_DEF_RMA(T, N) GSHMEMI_DEF_RMA_C(, T, N) GSHMEMI_DEF_RMA_C(ctx_, T, N)
 
-GSHMEMI_DEF_RMA(int8_t, int8)
-GSHMEMI_DEF_RMA(int16_t, int16)
-GSHMEMI_DEF_RMA(int32_t, int32)
-GSHMEMI_DEF_RMA(int64_t, int64)
-GSHMEMI_DEF_RMA(uint8_t, uint8)
-GSHMEMI_DEF_RMA(uint16_t, uint16)
-GSHMEMI_DEF_RMA(uint32_t, uint32)
-GSHMEMI_DEF_RMA(uint64_t, uint64)
-GSHMEMI_DEF_RMA(float, float)
-GSHMEMI_DEF_RMA(double, double)
-GSHMEMI_DEF_RMA(long double, longdouble)
+/* Every type of gshmem.h's RMA list (impl/gshmem_coll_types.h). */
+GSHMEMI_RMA_EACH_TYPE(GSHMEMI_DEF_RMA)
+GSHMEMI_HOST_RMA_EXTRA(GSHMEMI_DEF_RMA)
 
 #define GSHMEMI_DEF_SIZED(SUF, SIZE)                                                  \
     GSHMEMI_DEF_RMA_N(, void *, const void *, , SUF, SIZE)                            \

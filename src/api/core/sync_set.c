@@ -1,7 +1,7 @@
 /* sync_set.c: the set forms of point synchronization (OpenSHMEM 1.5):
  * <T>_wait_until_{all,any,some}, <T>_test_{all,any,some} and their
- * _vector forms, for int32, int64, uint32 and uint64, and int16 and uint16
- * (shmem.h's deprecated short and unsigned short).
+ * _vector forms, for every wait type (impl/gshmem_coll_types.h), and
+ * int16 and uint16 (shmem.h's deprecated short and unsigned short).
  *
  * One scan per type reads every included ivar with an acquire load and
  * lists those that satisfy the comparison; one driver per type loops over
@@ -119,9 +119,9 @@ static int gshmemi_set_done(int mode, size_t active, size_t got)
     return mode == GSHMEMI_SET_ALL ? got == active : active == 0 || got > 0;
 }
 
-/* WT: the 64-bit type that compares T with T's signedness. The scan's
- * *first_p: the first satisfied index from start on, else the first. */
-#define GSHMEMI_DEF_SET_DRIVER(T, N, CMPF, WT)                                        \
+/* The scan's *first_p: the first satisfied index from start on, else the
+ * first. */
+#define GSHMEMI_DEF_SET_DRIVER(T, N)                                                  \
     static size_t gshmemi_set_scan_##N(const char *call, T *ivars, size_t nelems,     \
                                        const int *status, int cmp, T v, const T *vs,   \
                                        size_t start, size_t *indices, size_t *active_p, \
@@ -133,7 +133,7 @@ static int gshmemi_set_done(int mode, size_t active, size_t got)
                 continue;                                                             \
             active++;                                                                 \
             T x = __atomic_load_n(&ivars[i], __ATOMIC_ACQUIRE);                       \
-            if (!CMPF(call, cmp, (WT)x, (WT)(vs ? vs[i] : v)))                        \
+            if (!GSHMEMI_CMP_T(T, call, cmp, x, vs ? vs[i] : v))                      \
                 continue;                                                             \
             if (got == 0 || (*first_p < start && i >= start))                         \
                 *first_p = i;                                                         \
@@ -149,7 +149,7 @@ static int gshmemi_set_done(int mode, size_t active, size_t got)
                                   int cmp, T v, const T *vs, int vector)              \
     {                                                                                 \
         gshmemi_set_check(call, ivars, nelems, sizeof(T), mode, indices, vector, vs); \
-        (void)CMPF(call, cmp, 0, 0);                                                  \
+        (void)gshmemi_cmp_i64(call, cmp, 0, 0);                                       \
         if (!wait)                                                                    \
             gshmemi_progress_all();                                                   \
         size_t *out = mode == GSHMEMI_SET_SOME ? indices : NULL;                      \
@@ -203,8 +203,8 @@ static int gshmemi_set_done(int mode, size_t active, size_t got)
                                1);                                                    \
     }
 
-#define GSHMEMI_DEF_SET(T, N, CMPF, WT)                                               \
-    GSHMEMI_DEF_SET_DRIVER(T, N, CMPF, WT)                                            \
+#define GSHMEMI_DEF_SET(T, N)                                                         \
+    GSHMEMI_DEF_SET_DRIVER(T, N)                                                      \
     GSHMEMI_DEF_SET_ONE(T, N, void, , wait_until_all, GSHMEMI_SET_ALL, 1)             \
     GSHMEMI_DEF_SET_ONE(T, N, size_t, return, wait_until_any, GSHMEMI_SET_ANY, 1)     \
     GSHMEMI_DEF_SET_SOME(T, N, wait_until_some, 1)                                    \
@@ -212,9 +212,5 @@ static int gshmemi_set_done(int mode, size_t active, size_t got)
     GSHMEMI_DEF_SET_ONE(T, N, size_t, return, test_any, GSHMEMI_SET_ANY, 0)           \
     GSHMEMI_DEF_SET_SOME(T, N, test_some, 0)
 
-GSHMEMI_DEF_SET(int32_t, int32, gshmemi_cmp_i64, int64_t)
-GSHMEMI_DEF_SET(int64_t, int64, gshmemi_cmp_i64, int64_t)
-GSHMEMI_DEF_SET(uint32_t, uint32, gshmemi_cmp_u64, uint64_t)
-GSHMEMI_DEF_SET(uint64_t, uint64, gshmemi_cmp_u64, uint64_t)
-GSHMEMI_DEF_SET(int16_t, int16, gshmemi_cmp_i64, int64_t)
-GSHMEMI_DEF_SET(uint16_t, uint16, gshmemi_cmp_u64, uint64_t)
+GSHMEMI_WAIT_EACH_TYPE(GSHMEMI_DEF_SET)
+GSHMEMI_HOST_WAIT_EXTRA(GSHMEMI_DEF_SET)
