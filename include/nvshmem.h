@@ -127,11 +127,7 @@ static inline void nvshmem_init(void)
 static inline int nvshmem_init_thread(int requested, int *provided)
 {
     (void)requested;   /* gshmem provides GSHMEM_THREAD_MULTIPLE */
-    int rc = gshmemx_nvshmem_init_attr(0, NULL);
-    if (rc != 0) {
-        fprintf(stderr, "nvshmem_init_thread: gshmem_init failed: %s\n", gshmem_strerror(rc));
-        exit(1);
-    }
+    nvshmem_init();
     if (provided != NULL)
         gshmem_query_thread(provided);
     return 0;

@@ -86,7 +86,8 @@ static void nv_host(int n, const char *mode, const char *env, const char *must_h
     size_t warn_len = warn ? strcspn(warn, "\n") : 0;
     int listed = must_have == NULL ||
                  (warn && memmem(warn, warn_len, must_have, strlen(must_have)) != NULL);
-    cr_assert(r.status == 0 && test_count_of(r.output, "pe_nvshmem_host: OK (PE ") == n && listed,
+    cr_assert(r.status == 0 && listed &&
+              test_count_of(r.output, "pe_nvshmem_host: OK (PE ") == n,
               "pe_nvshmem_host %s at %d PEs (%s): status %d, %d of %d OK lines%s%s; output:\n%s",
               mode, n, env ? env : "", r.status,
               test_count_of(r.output, "pe_nvshmem_host: OK (PE "), n,
@@ -94,7 +95,11 @@ static void nv_host(int n, const char *mode, const char *env, const char *must_h
     test_run_free(&r);
 }
 
-Test(nvshmem, host_api) { nv_host(2, "api", "GSHMEM_TRANSPORTS=shm", NULL); nv_host(4, "api", "GSHMEM_TRANSPORTS=shm", NULL); }
+Test(nvshmem, host_api)
+{
+    nv_host(2, "api", "GSHMEM_TRANSPORTS=shm", NULL);
+    nv_host(4, "api", "GSHMEM_TRANSPORTS=shm", NULL);
+}
 Test(nvshmem, host_api_ofi)
 {
     nv_host(2, "api", test_tp_env("ofi-tcp"), NULL);

@@ -33,12 +33,9 @@ GSHMEMI_DEV_BODY int gshmemi_dev_reducescatter(const char *call, gshmem_team_t t
     if (nreduce == 0)
         return 0;
     size_t bytes = gshmemi_dev_coll_bytes(call, nreduce, sizeof(T));
-    if (gshmemi_dev_checks_on()) {
-        if (!gshmemi_dev_in_heap(source, gshmemi_dev_coll_bytes(call, bytes, (size_t)t.size)))
-            gshmemi_dev_fail_addr(call, "source", source, bytes * (size_t)t.size);
-        if (!gshmemi_dev_in_heap(dest, bytes))
-            gshmemi_dev_fail_addr(call, "dest", dest, bytes);
-    }
+    gshmemi_dev_coll_source(call, source, gshmemi_dev_coll_bytes(call, bytes, (size_t)t.size));
+    if (gshmemi_dev_checks_on() && !gshmemi_dev_in_heap(dest, bytes))
+        gshmemi_dev_fail_addr(call, "dest", dest, bytes);
     const T *block = source + (size_t)t.my_idx * nreduce;   /* this PE's, at every member */
     char *slot = gshmemi_dev_team_slot(team);
     T *acc = (T *)(slot + GSHMEMI_DEV_TEAM_ACC_OFF), *in = (T *)(slot + GSHMEMI_DEV_TEAM_IN_OFF);
