@@ -92,6 +92,17 @@ void gshmem_query_thread(int *provided);
 void gshmem_info_get_name(char *name);
 /* The OpenSHMEM version this API follows (1.5). */
 void gshmem_info_get_version(int *major, int *minor);
+/* What gshmem-info prints: the version, what the library was built with
+ * (CUDA, MPI, PMIx), its bootstraps and transports, libfabric's version and
+ * providers at run time, and every GSHMEM_* setting with its value here and
+ * its default. GSHMEMX_INFO_ALL adds each setting's type and meaning;
+ * GSHMEMX_INFO_JSON gives one JSON object holding all of it. Needs no job
+ * and no gshmem_init. Returns malloc'd text for gshmemx_info_free (or
+ * free), NULL when out of memory or for unknown flags. */
+#define GSHMEMX_INFO_ALL 1
+#define GSHMEMX_INFO_JSON 2
+char *gshmemx_info(int flags);
+void gshmemx_info_free(char *text);
 /* Profiling control: accepted, no effect (gshmem has no profiling layer). */
 void gshmem_pcontrol(int level, ...);
 void gshmem_finalize(void);

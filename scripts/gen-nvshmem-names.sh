@@ -24,7 +24,7 @@ case ${1:-} in
 *) out=$1 ;;
 esac
 
-SKIP='^gshmemx?_(init|init_attr|init_thread|finalize|initialized|register|unregister|agg_.*|stage_.*|ctx_.*|queue_status|pcontrol|team_create_ctx)$'
+SKIP='^gshmemx?_(info|info_free|init|init_attr|init_thread|finalize|initialized|register|unregister|agg_.*|stage_.*|ctx_.*|queue_status|pcontrol|team_create_ctx)$'
 
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 stub=$(mktemp --suffix=.cu)

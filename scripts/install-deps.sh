@@ -9,9 +9,11 @@ set -euo pipefail
 # iproute2, util-linux: the simulated nodes of tests/cluster (ip, unshare,
 # nsenter); slurmctld, slurmd, slurm-client: a Slurm cluster on them
 # (tests/cluster/slurm.sh: jobs under srun --mpi=pmix; about 15 s of apt).
+# lintian: tests/multipe/test_package.c checks the .deb packages with it.
 pkgs=(build-essential cmake pkg-config libfabric-dev libfabric-bin libhwloc-dev
       libcriterion-dev libopenmpi-dev openmpi-bin libpmix-dev hipcc
-      python3-numpy python3-torch iproute2 util-linux slurmctld slurmd slurm-client)
+      python3-numpy python3-torch iproute2 util-linux slurmctld slurmd slurm-client
+      lintian)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

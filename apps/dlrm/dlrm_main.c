@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "app_progress.h"
 #include "dlrm_backend.h"
 #include "dlrm_bench.h"
 #include "dlrm_inputs.h"
@@ -84,6 +85,44 @@ static int validate(const dlrm_case_t *cs, int n, int P)
     return 0;
 }
 
+/* The cases in order, one table row each (and the CSV, the trace of the
+ * first); PE 0 shows the progress on stderr. The exit status. */
+static int run_cases(dlrm_backend_t *be, const dlrm_opts_t *o, const dlrm_case_t *cases,
+                     dlrm_result_t *res, int n, const dlrm_inputs_t *file)
+{
+    app_progress_t *pr = app_progress_start(n, gshmem_my_pe() == 0 && !o->quiet);
+    dlrm_trace_buf_t tr = {NULL, 0, 0};
+    int status = 0;
+    for (int i = 0; i < n; i++) {
+        const dlrm_case_t *c = &cases[i];
+        char name[96];
+        snprintf(name, sizeof name, "%s T=%lld B=%lld D=%d slice=%d", c->set,
+                 (long long)c->tables, (long long)c->batch, c->dim, c->slice_rows);
+        app_progress_case(pr, name);
+        dlrm_inputs_t gen;
+        const dlrm_inputs_t *in = file;
+        if (!file->from_file) {
+            dlrm_inputs_gen(&gen, c, o->seed);
+            in = &gen;
+        }
+        int traced = o->trace[0] && i == 0;
+        if (dlrm_bench_case(be, o, c, in, &res[i], traced ? &tr : NULL) != 0)
+            gshmem_global_exit(1);
+        app_progress_done(pr);
+        dlrm_report_row(stdout, &res[i], be);
+        if (dlrm_report_csv(o->csv, &res[i], be) != 0)
+            status = 1;
+        if (res[i].bad)
+            status = 3;
+        if (traced && dlrm_report_trace(o->trace, &tr) != 0)
+            status = status ? status : 1;
+    }
+    app_progress_end(pr);
+    dlrm_report_summary(stdout, res, n);
+    free(tr.rows);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     dlrm_opts_t o;
@@ -140,27 +179,7 @@ int main(int argc, char **argv)
         gshmem_global_exit(1);
     }
     dlrm_report_header(stdout, &be, &o, P);
-    dlrm_trace_buf_t tr = {NULL, 0, 0};
-    for (int i = 0; i < n; i++) {
-        dlrm_inputs_t gen;
-        const dlrm_inputs_t *in = &file;
-        if (!file.from_file) {
-            dlrm_inputs_gen(&gen, &cases[i], o.seed);
-            in = &gen;
-        }
-        int traced = o.trace[0] && i == 0;
-        if (dlrm_bench_case(&be, &o, &cases[i], in, &res[i], traced ? &tr : NULL) != 0)
-            gshmem_global_exit(1);
-        dlrm_report_row(stdout, &res[i], &be);
-        if (dlrm_report_csv(o.csv, &res[i], &be) != 0)
-            status = 1;
-        if (res[i].bad)
-            status = 3;
-        if (traced && dlrm_report_trace(o.trace, &tr) != 0)
-            status = status ? status : 1;
-    }
-    dlrm_report_summary(stdout, res, n);
-    free(tr.rows);
+    status = run_cases(&be, &o, cases, res, n, &file);
     be.ops->fini(&be);
 out_init:
     free(cases);

@@ -44,13 +44,15 @@ void dlrm_opts_usage(FILE *f)
 "  --warmup N          untimed iterations first (default 5; tiny: 2)\n"
 "  --check             also compare with an fp64 CPU reference (all rows on small\n"
 "                      cases, a spread subset on large ones)\n"
-"  --csv FILE          append the result rows as CSV\n"
+"  --csv FILE          append the result rows as CSV (the table's columns and more)\n"
 "  --trace FILE        raw per-slice / per-phase trace CSV of one iteration (first case)\n"
 "  --inputs FILE       real indices/offsets (GSDLRM01 file, see the README)\n"
 "  --dump-inputs FILE  write the generated inputs of the (first) case as such a file\n"
 "  --device D          auto (GPUs when present, default) | gpu | cpu\n"
 "  --threads N         threads per CPU PE (default 2)\n"
 "  --seed N            generator seed (default 1)\n"
+"  --quiet             no progress on stderr (PE 0 shows it: on a terminal a status\n"
+"                      line redrawn in place, else a line per case)\n"
 "  --fault             (tests) leave one pooled row of fused unwritten: the check must fail\n"
 "  -h, --help          this text\n");
 }
@@ -166,6 +168,10 @@ int dlrm_opts_parse(dlrm_opts_t *o, int argc, char **argv)
         }
         if (strcmp(f, "--fault") == 0) {
             o->fault = 1;
+            continue;
+        }
+        if (strcmp(f, "--quiet") == 0) {
+            o->quiet = 1;
             continue;
         }
         if (f[0] != '-' || i + 1 >= argc) {

@@ -32,6 +32,7 @@ typedef struct dlrm_opts {
     int iters, warmup, check;
     int device, threads;
     int fault;                        /* --fault: tests only */
+    int quiet;                        /* --quiet: no progress on stderr */
     uint32_t seed;
     char csv[DLRM_PATH_MAX], trace[DLRM_PATH_MAX], inputs[DLRM_PATH_MAX],
         dump[DLRM_PATH_MAX];

@@ -13,7 +13,7 @@ typedef struct cli {
     bench_be_t *be;
     int me, np, gpu, have_nccl;
     /* options */
-    int check, bench;
+    int check, bench, quiet;
     int64_t n_rows;
     int dims[CLI_MAX_LIST], ndims;
     double dens[CLI_MAX_LIST];

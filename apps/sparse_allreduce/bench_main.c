@@ -40,7 +40,8 @@ static void usage(void)
            "  --no-link-bw      skip the NVLink bandwidth measurement\n"
            "  --timeout S       bound of every wait for a peer in the gshmem path, seconds > 0\n"
            "                    (default 60)\n"
-           "  --csv FILE --md FILE   results (PE 0 writes them)\n");
+           "  --csv FILE --md FILE   results (PE 0 writes them)\n"
+           "  --quiet           no progress of the benchmark on stderr\n");
 }
 
 /* flag's value s: a comma list of names[] (no empty item, at most max when
@@ -150,6 +151,7 @@ static int parse(cli_t *c, int argc, char **argv, int *want_gpu)
         else if (!strcmp(a, "--gpu")) *want_gpu = 1;
         else if (!strcmp(a, "--phases")) c->phases = 1;
         else if (!strcmp(a, "--no-link-bw")) c->link_bw = 0;
+        else if (!strcmp(a, "--quiet")) c->quiet = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); exit(0); }
         else {
             int k = 0;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_progress.h"
 #include "app_stats.h"
 #include "bench_cli.h"
 #include "gshmem.h"
@@ -220,6 +221,43 @@ static const char *md_header =
     "| union ms | allgather ms | x dense | x union | floor ms | gshmem/floor | check |\n"
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
+/* Configuration (dims[di], dens[ei], dists[si]): run, then PE 0 prints its
+ * row (and writes it to the files). The number of failures. */
+static int bench_one(cli_t *c, app_progress_t *pr, int di, int ei, int si, FILE *csv, FILE *md)
+{
+    sar_case_t cs;
+    memset(&cs, 0, sizeof cs);
+    snprintf(cs.name, sizeof cs.name, "bench");
+    cs.n_rows = c->n_rows;
+    cs.dim = c->dims[di];
+    cs.nnz = llround((double)c->n_rows * c->dens[ei]);
+    cs.dist = c->dists[si];
+    cs.zipf_s = c->zipf_s;
+    cs.perm_a = 2654435761ll;   /* a prime above any n_rows: coprime to it */
+    cs.empty_pe = cs.bad_pe = -1;
+    cs.seed = 0xbe9c0000u + (uint64_t)(di * 100 + ei * 10 + si);
+    char name[96];
+    snprintf(name, sizeof name, "dim=%d density=%g %s", cs.dim, c->dens[ei], dist_name(cs.dist));
+    app_progress_case(pr, name);
+    row_t r;
+    memset(&r, 0, sizeof r);
+    r.nnz = cs.nnz;
+    run_config(c, &cs, &r);
+    app_progress_done(pr);
+    int failed = r.ok[M_GSHMEM] < 0;   /* setup or the gshmem path failed */
+    for (int m = 0; m < M_COUNT; m++)
+        failed += r.ok[m] == 0;
+    if (c->me == 0) {
+        print_row(stdout, 1, c, &cs, c->dens[ei], &r);
+        fflush(stdout);
+        if (md)
+            print_row(md, 1, c, &cs, c->dens[ei], &r), fflush(md);
+        if (csv)
+            print_row(csv, 0, c, &cs, c->dens[ei], &r), fflush(csv);
+    }
+    return failed;
+}
+
 int cli_bench(cli_t *c)
 {
     int failed = 0;
@@ -254,38 +292,13 @@ int cli_bench(cli_t *c)
         fputs(md_header, md);
     if (c->me == 0)
         fputs(md_header, stdout);
-    for (int di = 0; di < c->ndims; di++) {
-        for (int ei = 0; ei < c->ndens; ei++) {
-            for (int si = 0; si < c->ndists; si++) {
-                sar_case_t cs;
-                memset(&cs, 0, sizeof cs);
-                snprintf(cs.name, sizeof cs.name, "bench");
-                cs.n_rows = c->n_rows;
-                cs.dim = c->dims[di];
-                cs.nnz = llround((double)c->n_rows * c->dens[ei]);
-                cs.dist = c->dists[si];
-                cs.zipf_s = c->zipf_s;
-                cs.perm_a = 2654435761ll;   /* a prime above any n_rows: coprime to it */
-                cs.empty_pe = cs.bad_pe = -1;
-                cs.seed = 0xbe9c0000u + (uint64_t)(di * 100 + ei * 10 + si);
-                row_t r;
-                memset(&r, 0, sizeof r);
-                r.nnz = cs.nnz;
-                run_config(c, &cs, &r);
-                for (int m = 0; m < M_COUNT; m++)
-                    failed += r.ok[m] == 0;
-                failed += r.ok[M_GSHMEM] < 0;   /* setup or the gshmem path failed */
-                if (c->me == 0) {
-                    print_row(stdout, 1, c, &cs, c->dens[ei], &r);
-                    fflush(stdout);
-                    if (md)
-                        print_row(md, 1, c, &cs, c->dens[ei], &r), fflush(md);
-                    if (csv)
-                        print_row(csv, 0, c, &cs, c->dens[ei], &r), fflush(csv);
-                }
-            }
-        }
-    }
+    app_progress_t *pr = app_progress_start(c->ndims * c->ndens * c->ndists,
+                                            c->me == 0 && !c->quiet);
+    for (int di = 0; di < c->ndims; di++)
+        for (int ei = 0; ei < c->ndens; ei++)
+            for (int si = 0; si < c->ndists; si++)
+                failed += bench_one(c, pr, di, ei, si, csv, md);
+    app_progress_end(pr);
     if (csv)
         fclose(csv);
     if (md)

@@ -16,8 +16,10 @@ node torchrun --standalone --nproc_per_node 4 prog.py (_torchrun.py). Misuse
 raises gshmem.GshmemError naming the call, the PE and the value; what only
 the library can check (a non-symmetric address in a C call) ends the job
 with libgshmem's own message, as from C. The library is found as _lib.py
-says (GSHMEM_LIB, the build or install the package came from, the loader).
+says (the package's own copy, GSHMEM_LIB, the system); python3 -m
+gshmem.info prints what gshmem-info prints.
 """
+from ._version import __version__
 from ._lib import GshmemError
 from ._runtime import (barrier_all, collect, finalize, free, init, malloc, my_pe, n_pes,
                        quiet)

@@ -31,6 +31,12 @@ const gshmemi_transport_ops_t *gshmemi_transport_lookup(const char *name)
     return NULL;
 }
 
+const char *gshmemi_transport_name(size_t i)
+{
+    size_t n = sizeof(gshmemi_transport_table) / sizeof(gshmemi_transport_table[0]);
+    return i < n ? gshmemi_transport_table[i].name : NULL;
+}
+
 int gshmemi_transport_select_device(const int *node_of, int my_pe, int n_pes, int *device_p)
 {
     size_t n = sizeof(gshmemi_transport_table) / sizeof(gshmemi_transport_table[0]);
@@ -98,4 +104,12 @@ int gshmemi_tp_no_chan_hold(gshmemi_transport_t *tp, int hold)
 {
     (void)tp, (void)hold;
     return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
+void gshmemi_tp_no_describe(char *version, size_t vlen, char *found, size_t flen)
+{
+    if (vlen > 0)
+        version[0] = '\0';
+    if (flen > 0)
+        found[0] = '\0';
 }

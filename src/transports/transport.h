@@ -126,6 +126,12 @@ typedef struct gshmemi_transport_ops {
      * from init to finalize; NULL when tp has none (stub
      * gshmemi_tp_no_peer_bases_device). */
     void *const *(*peer_bases_device)(gshmemi_transport_t *tp);
+    /* Not an instance op (no init, no job needed), for gshmem-info: the
+     * library the transport runs on and its version at run time (ofi:
+     * "libfabric 1.17"), and a comma list of what it finds on this machine
+     * (ofi: the providers libfabric offers). Stub gshmemi_tp_no_describe:
+     * both "". */
+    void (*describe)(char *version, size_t vlen, char *found, size_t flen);
 } gshmemi_transport_ops_t;
 
 struct gshmemi_transport {
@@ -141,6 +147,8 @@ struct gshmemi_transport {
 
 /* Registered transports, by name; NULL when not built in. */
 const gshmemi_transport_ops_t *gshmemi_transport_lookup(const char *name);
+/* The name of built-in transport i (0, 1, ...), NULL past the last. */
+const char *gshmemi_transport_name(size_t i);
 
 /* Asks every built-in transport's select_device in turn; the first that
  * supports it decides. When none does (a build without CUDA), *device_p =
@@ -168,6 +176,7 @@ int gshmemi_tp_chan_close_shared(gshmemi_transport_t *tp, void *chan);
 int gshmemi_tp_no_chan_pending(gshmemi_transport_t *tp, uint64_t *pending_p);
 int gshmemi_tp_no_chan_hold(gshmemi_transport_t *tp, int hold);
 void *const *gshmemi_tp_no_peer_bases_device(gshmemi_transport_t *tp);
+void gshmemi_tp_no_describe(char *version, size_t vlen, char *found, size_t flen);
 
 extern const gshmemi_transport_ops_t gshmemi_shm_ops;
 extern const gshmemi_transport_ops_t gshmemi_ofi_ops;

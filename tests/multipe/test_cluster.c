@@ -657,15 +657,29 @@ static void cl_mpirun_orted_killed(const char *boot)
     snprintf(then, sizeof then, "sleep 3; for p in $(pgrep -x orted); do [ \"$(readlink "
              "/proc/$p/ns/net)\" = \"$(readlink /proc/%d/ns/net)\" ] && kill -9 $p && "
              "echo \"orted of node 2 killed at $(date +%%s.%%N)\"; done", cl_node[2].pid);
-    test_run_t r = cl_mpirun_wait(boot, "%B/tests/pe/pe_wait slow 30", then);
-    double dt = cl_since(&r, "orted of node 2 killed at ");
-    cr_expect(r.status != 0 && strstr(r.output, "lost communication with a remote daemon") &&
-                  lines_with_both(r.output, "Remote daemon: [[", cl_node[2].host) == 1 &&
-                  dt < CL_ORTED_LIMIT_S,
-              "%s: node 2's orted killed: status %d, ended %.2f s after, want non-zero within "
-              "%.0f s, mpirun naming the daemon of %s:\n%s", boot, r.status, dt,
-              CL_ORTED_LIMIT_S, cl_node[2].host, test_tail(&r));
-    test_run_free(&r);
+    /* a run that ends right but late (a loaded machine slows mpirun's own
+     * teardown) gets one more try; a wrong ending fails at once */
+    for (int attempt = 1;; attempt++) {
+        test_run_t r = cl_mpirun_wait(boot, "%B/tests/pe/pe_wait slow 30", then);
+        double dt = cl_since(&r, "orted of node 2 killed at ");
+        int right = r.status != 0 && strstr(r.output, "lost communication with a remote daemon") &&
+                    lines_with_both(r.output, "Remote daemon: [[", cl_node[2].host) == 1;
+        if (right && dt >= CL_ORTED_LIMIT_S && attempt == 1) {
+            cr_log_warn("%s: the job ended %.2f s after its orted was killed: one more try",
+                        boot, dt);
+            test_run_free(&r);
+            for (int k = 1; k <= 2; k++)
+                cr_expect_eq(cl_pes_left(k), 0, "%s: PEs left running in node %d after its "
+                             "orted died", boot, k);
+            continue;
+        }
+        cr_expect(right && dt < CL_ORTED_LIMIT_S,
+                  "%s: node 2's orted killed: status %d, ended %.2f s after, want non-zero "
+                  "within %.0f s, mpirun naming the daemon of %s:\n%s", boot, r.status, dt,
+                  CL_ORTED_LIMIT_S, cl_node[2].host, test_tail(&r));
+        test_run_free(&r);
+        break;
+    }
     for (int k = 1; k <= 2; k++)
         cr_expect_eq(cl_pes_left(k), 0, "%s: PEs left running in node %d after its orted "
                      "died", boot, k);

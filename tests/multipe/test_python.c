@@ -1,16 +1,21 @@
-/* test_python.c: the Python package (python/gshmem, loaded from
- * <build>/python) run by gshmemrun: the PE programs of tests/python at 2
- * and 4 PEs on host heaps (NumPy arrays, CPU tensors, the DLRM op's CPU
- * path against an fp64 reference, apps/dlrm/torch_example.py), arrays
+/* test_python.c: the Python package pip-installed into a venv (the build's
+ * copy, <build>/python, which carries the build's libraries: see
+ * python/gshmem/_lib.py) run by gshmemrun: the PE programs of tests/python
+ * at 2 and 4 PEs on host heaps (NumPy arrays, CPU tensors, the DLRM op's
+ * CPU path against an fp64 reference, apps/dlrm/torch_example.py), arrays
  * used after finalize (1 PE), the package's import without NumPy and
- * torch, and on GPU machines the same programs on CUDA heaps plus stream
- * order and CUDA graphs (pe_py_cuda.py). The installed package:
- * test_install.c.
+ * torch, its import under gshmemrun from the venv, `python -m gshmem.info`
+ * against gshmem-info, the source tree's package (python/) pip-installed
+ * into another venv, and on GPU machines the same programs on CUDA heaps
+ * plus stream order and CUDA graphs (pe_py_cuda.py). The cmake --install
+ * package: test_install.c.
  *
- * The interpreter: the first of "python3" (PATH) and /usr/bin/python3 that
- * imports what the test needs (Debian's python3-numpy / python3-torch go
- * to /usr/bin/python3, a pyenv python3 on PATH may lack them); a test
- * whose modules no interpreter has is skipped, naming them. */
+ * The venvs: <build>/python-venv and <build>/python-venv-src, made by
+ * tests/python/make_venv.sh (offline, pip --no-build-isolation, Debian's
+ * site-packages visible: NumPy, torch) when missing or older than the
+ * package, under a lock (tests run side by side). No PYTHONPATH: the
+ * package is the venv's. A test whose modules the venv lacks, or without
+ * an interpreter that can make a venv, is skipped, naming them. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -19,18 +24,43 @@
 #include "tests_common.h"
 
 #define PY_DIR GSHMEM_SOURCE_DIR "/tests/python"
-/* A command's start, as a format (%%B: the build folder, which test_run
- * expands in commands only): the package from the build, the PE
- * programs' helpers beside them. */
-#define PY_ENV "env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=%%B/python:" PY_DIR " "
+/* A command's start: no PYTHONPATH (the package is the venv's). */
+#define PY_ENV "env -u PYTHONPATH PYTHONDONTWRITEBYTECODE=1 "
 #define PY_TIMEOUT 240
+/* The venvs (test_run expands %B), each with its package's folder. */
+#define VENV_BUILD "%B/python-venv"
+#define VENV_SRC "%B/python-venv-src"
+
+/* The python of venv with the package at pkg pip-installed (make_venv.sh
+ * under venv.lock), once it imports mods; else skips the calling test. */
+static const char *venv_python(const char *venv, const char *pkg, const char *mods)
+{
+    static char py[256];
+    char cmd[1024];
+
+    test_skip_if_sanitized();
+    snprintf(cmd, sizeof cmd, "flock %s.lock sh " PY_DIR "/make_venv.sh %s %s", venv, venv,
+             pkg);
+    test_require_cmd(cmd, 120, "no venv: ");
+    snprintf(py, sizeof py, "%s/bin/python", venv);
+    snprintf(cmd, sizeof cmd, "%s -c 'import %s' || { echo 'SKIP: the venv %s lacks %s "
+             "(Debian: python3-numpy, python3-torch)'; exit 77; }", py, mods, venv, mods);
+    test_require_cmd(cmd, 120, "");
+    return py;
+}
+
+/* The python of the venv with the build's package (pip install <build>/python). */
+static const char *build_python(const char *mods)
+{
+    return venv_python(VENV_BUILD, "%B/python", mods);
+}
 
 /* gshmemrun -n n <python> tests/python/<prog> args: status 0 and
  * "<prog>: OK" (PE 0's last line); the output, for more checks. */
 static test_run_t run_pe_py_ok(const char *mods, const char *env, int n, const char *prog,
                                const char *args)
 {
-    const char *py = test_python_with(mods);
+    const char *py = build_python(mods);
     char cmd[1024], name[64];
     snprintf(cmd, sizeof cmd, PY_ENV "%%B/tools/gshmemrun/gshmemrun -n %d --timeout %d %s "
              "%s/%s.py %s", n, PY_TIMEOUT - 20, py, PY_DIR, prog, args);
@@ -107,7 +137,7 @@ ParameterizedTest(py_n_t *p, python, dlrm_op_cpu, .timeout = PY_TIMEOUT)
  * reference), both times printed. */
 Test(python, torch_example_cpu, .timeout = PY_TIMEOUT)
 {
-    const char *py = test_python_with("numpy, torch");
+    const char *py = build_python("numpy, torch");
     char cmd[1024];
     snprintf(cmd, sizeof cmd, PY_ENV "%%B/tools/gshmemrun/gshmemrun -n 4 --timeout %d %s "
              GSHMEM_SOURCE_DIR "/apps/dlrm/torch_example.py --config tiny --check --iters 20 "
@@ -127,7 +157,7 @@ Test(python, torch_example_cpu, .timeout = PY_TIMEOUT)
 /* The package imports without NumPy and torch; what needs them says so. */
 Test(python, import_without_numpy_and_torch)
 {
-    const char *py = test_python_with("sys");
+    const char *py = build_python("sys");
     char cmd[512];
     snprintf(cmd, sizeof cmd, PY_ENV "%s -c \"import sys; sys.modules['numpy'] = None; "
              "sys.modules['torch'] = None\nimport gshmem\ntry:\n    gshmem.empty(4)\n"
@@ -140,14 +170,74 @@ Test(python, import_without_numpy_and_torch)
     test_run_free(&r);
 }
 
-/* The package without a build or install to come from: an ImportError
- * naming what it tried and GSHMEM_LIB. */
-Test(python, library_not_found)
+/* The goal of the pip install: under gshmemrun -n 2, the venv's python
+ * imports the venv's package (no PYTHONPATH), which loads its own copy of
+ * libgshmem (gshmem/_libs) ahead of GSHMEM_LIB and finds its gshmemrun. */
+Test(python, pip_import_under_gshmemrun, .timeout = 120)
 {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "%s -c 'import gshmem'", test_python_with("sys"));
-    test_run_t r = test_run("PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=" GSHMEM_SOURCE_DIR "/python "
-                            "GSHMEM_LIB=/nonexistent LD_LIBRARY_PATH=", cmd, 60);
+    const char *py = build_python("sys");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, PY_ENV "GSHMEM_LIB=/nonexistent %%B/tools/gshmemrun/gshmemrun -n 2 "
+             "--timeout 60 %s -c \"import sys, os, gshmem, gshmem._lib as l\n"
+             "own = os.path.join(sys.prefix, 'lib')\n"
+             "assert gshmem.__file__.startswith(own), gshmem.__file__\n"
+             "assert l.lib_dir.startswith(own) and l.lib_dir.endswith('gshmem/_libs'), l.lib_dir\n"
+             "assert l.gshmemrun_candidates()[0] == os.path.join(l.lib_dir, 'gshmemrun')\n"
+             "gshmem.init(heap='host'); l.op_lib()\n"
+             "os.write(1, ('PE %%d of %%d version %%s\\\\n' %% (gshmem.my_pe(), gshmem.n_pes(), "
+             "gshmem.__version__)).encode())\n"
+             "gshmem.finalize()\"", py);
+    test_run_t r = test_run(NULL, cmd, 100);
+    cr_assert_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));
+    cr_assert(strstr(r.output, "PE 0 of 2 version 0.1.0") &&
+                  strstr(r.output, "PE 1 of 2 version 0.1.0"), "%s", test_tail(&r));
+    test_run_free(&r);
+}
+
+/* python -m gshmem.info prints what gshmem-info prints, flag for flag
+ * (--json parses, the same object); a bad flag: status 2 and the usage. */
+Test(python, info_matches_gshmem_info, .timeout = 120)
+{
+    const char *py = build_python("json");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, PY_ENV "%s " PY_DIR "/info_check.py %%B/tools/info/gshmem-info",
+             py);
+    test_run_t r = test_run(NULL, cmd, 100);
+    cr_assert_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));
+    cr_assert(strstr(r.output, "info_check: OK"), "%s", test_tail(&r));
+    test_run_free(&r);
+}
+
+/* The source tree's package (pip install python/: no libraries of its
+ * own) under gshmemrun -n 2 loads the library GSHMEM_LIB names. */
+Test(python, pip_source_tree_gshmem_lib, .timeout = 120)
+{
+    const char *py = venv_python(VENV_SRC, GSHMEM_SOURCE_DIR "/python", "sys");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, PY_ENV "GSHMEM_LIB=%%B %%B/tools/gshmemrun/gshmemrun -n 2 "
+             "--timeout 60 %s -c \"import os, sys, gshmem, gshmem._lib as l\n"
+             "assert gshmem.__file__.startswith(sys.prefix), gshmem.__file__\n"
+             "gshmem.init(heap='host')\n"
+             "os.write(1, ('PE %%d lib %%s\\\\n' %% (gshmem.my_pe(), l.lib_dir)).encode())\n"
+             "gshmem.finalize()\"", py);
+    test_run_t r = test_run(NULL, cmd, 100);
+    cr_assert_eq(r.status, 0, "status %d:\n%s", r.status, test_tail(&r));
+    for (int pe = 0; pe < 2; pe++) {
+        char want[512];
+        snprintf(want, sizeof want, "PE %d lib %s\n", pe, test_build_dir());
+        cr_assert(strstr(r.output, want), "no '%s':\n%s", want, test_tail(&r));
+    }
+    test_run_free(&r);
+}
+
+/* The source tree's package without a library to find: an ImportError
+ * naming what it tried and GSHMEM_LIB. */
+Test(python, library_not_found, .timeout = 120)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, PY_ENV "GSHMEM_LIB=/nonexistent LD_LIBRARY_PATH= %s -c "
+             "'import gshmem'", venv_python(VENV_SRC, GSHMEM_SOURCE_DIR "/python", "sys"));
+    test_run_t r = test_run(NULL, cmd, 60);
     cr_assert_neq(r.status, 0, "%s", test_tail(&r));
     cr_assert(strstr(r.output, "cannot load libgshmem.so.0") &&
                   strstr(r.output, "/nonexistent (") &&
@@ -163,7 +253,7 @@ Test(python, library_not_found)
 static void require_gpus(int n)
 {
     test_require_built("tests/pe/pe_dev_rma");
-    const char *py = test_python_with("numpy, torch");
+    const char *py = build_python("numpy, torch");
     char cmd[512];
     snprintf(cmd, sizeof cmd, "%s -c \"import sys, torch\nk = torch.cuda.device_count() if "
              "torch.cuda.is_available() else 0\nprint('SKIP: torch', torch.__version__, 'sees', "

@@ -375,14 +375,28 @@ Test(agg, stress_tsan, .timeout = 180)
 }
 
 /* One record, producer idle: applied after max_wait (20 ms), within 80 ms
- * of slack (the flusher polls every max_wait / 10; loaded CI machines). */
-Test(agg, time_flush, .timeout = 60)
+ * of slack (the flusher polls every max_wait / 10). Applied early, or
+ * never, fails at once; late, which a loaded machine can make any run,
+ * gets two more tries: one run in time shows the timer works. */
+Test(agg, time_flush, .timeout = 90)
 {
-    test_run_t r = test_run(NULL, STRESS " -t -P 2 -w 20000 -S 80000", 20);
-    cr_log_info("%s", r.output ? r.output : "");
-    cr_expect_eq(r.status, 0, "exit status %d:\n%s", r.status, test_tail(&r));
-    cr_expect(r.output && strstr(r.output, "time-flush: applied after"), "no measurement:\n%s",
-              test_tail(&r));
-    cr_expect(r.output && strstr(r.output, "PASS"), "no PASS:\n%s", test_tail(&r));
-    test_run_free(&r);
+    for (int attempt = 1;; attempt++) {
+        test_run_t r = test_run(NULL, STRESS " -t -P 2 -w 20000 -S 80000", 20);
+        cr_log_info("%s", r.output ? r.output : "");
+        const char *m = r.output ? strstr(r.output, "time-flush: applied after ") : NULL;
+        cr_assert_not_null(m, "no measurement (status %d):\n%s", r.status, test_tail(&r));
+        long us = strtol(m + strlen("time-flush: applied after "), NULL, 10);
+        cr_assert(us >= 20000, "applied after %ld us, before max_wait (20000 us) or never:\n%s",
+                  us, test_tail(&r));
+        int ok = r.status == 0 && strstr(r.output, "PASS") != NULL;
+        if (ok || attempt == 3) {
+            cr_expect(ok, "late in 3 tries (last: %ld us, status %d):\n%s", us, r.status,
+                      test_tail(&r));
+            test_run_free(&r);
+            break;
+        }
+        cr_log_warn("time_flush: applied after %ld us, late (a loaded machine?): try %d of 3",
+                    us, attempt + 1);
+        test_run_free(&r);
+    }
 }

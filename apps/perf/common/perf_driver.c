@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "perf_driver.h"
 
+#include "app_progress.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -11,6 +13,13 @@
 #include <unistd.h>
 
 /* ---- flags ------------------------------------------------------------- */
+
+/* From the options perf_opts_parse filled last, for the tables' progress:
+ * on (no --quiet; -1: nothing parsed, no progress) and the sizes of the
+ * sweep. */
+static int progress_on = -1, progress_sizes;
+
+static int sweep_count(const perf_opts_t *o);
 
 void perf_opts_init(perf_opts_t *opts, const char *name, size_t min_size,
                     size_t max_size)
@@ -107,6 +116,7 @@ void perf_opts_usage(const perf_opts_t *o, const perf_extra_opts_t *extra, FILE 
             "  -w N     warm-up iterations per size (default %d)\n"
             "  -c 0|1   check the data of every size before timing it (default %s)\n"
             "  -o FILE  also write the results as CSV to FILE\n"
+            "  --quiet  no progress on stderr\n"
             "  -h       this help\n",
             o->name, perf_format_size(o->min_size, b, sizeof b),
             perf_format_size(o->max_size, e, sizeof e), o->factor, PERF_MIN_ITERS,
@@ -164,6 +174,9 @@ static int opts_apply(perf_opts_t *o, int c, const char *arg)
     }
 }
 
+static int parse_flags(perf_opts_t *o, int argc, char **argv, const char *optstring,
+                       const perf_extra_opts_t *extra);
+
 int perf_opts_parse(perf_opts_t *o, int argc, char **argv, const perf_extra_opts_t *extra)
 {
     /* "+": no reordering, so that the word of a bad flag is known (below);
@@ -171,6 +184,32 @@ int perf_opts_parse(perf_opts_t *o, int argc, char **argv, const perf_extra_opts
     char optstring[128] = "+:b:e:f:n:w:c:o:h";
     if (extra && extra->optstring)
         strncat(optstring, extra->optstring, sizeof optstring - strlen(optstring) - 1);
+    /* --quiet (a word, no letter: a program's own flags may use any):
+     * dropped from a copy of argv that getopt reads */
+    char **av = malloc(sizeof *av * (size_t)(argc + 1));
+    if (av == NULL)
+        return -1;
+    int ac = 0;
+    for (int i = 0; i < argc; i++) {
+        if (i > 0 && strcmp(argv[i], "--quiet") == 0)
+            o->quiet = 1;
+        else
+            av[ac++] = argv[i];
+    }
+    av[ac] = NULL;
+    int rc = parse_flags(o, ac, av, optstring, extra);
+    free(av);
+    if (rc == 0) {
+        progress_on = !o->quiet;
+        progress_sizes = sweep_count(o);
+    }
+    return rc;
+}
+
+/* perf_opts_parse's getopt loop and the checks after it. */
+static int parse_flags(perf_opts_t *o, int argc, char **argv, const char *optstring,
+                       const perf_extra_opts_t *extra)
+{
     optind = 0;   /* glibc: full reset, so parse may be called again */
     int c;
     /* at: optind before the call; getopt moves past a word once its last
@@ -306,6 +345,23 @@ double perf_bw_gbps(double bytes, double us)
 
 /* ---- table and CSV ----------------------------------------------------------- */
 
+/* The sizes of o's sweep. */
+static int sweep_count(const perf_opts_t *o)
+{
+    int n = 0;
+    for (size_t s = perf_size_first(o); s; s = perf_size_next(o, s))
+        n++;
+    return n;
+}
+
+/* Row k (from 0) begins: its case in the progress. */
+static void progress_row(perf_table_t *t, int k)
+{
+    char name[32];
+    snprintf(name, sizeof name, "row %d", k + 1);
+    app_progress_case(t->progress, name);
+}
+
 int perf_table_open(perf_table_t *t, int ncols, const char *const *names,
                     const int *decimals, const char *csv_path)
 {
@@ -327,6 +383,10 @@ int perf_table_open(perf_table_t *t, int ncols, const char *const *names,
                     strerror(errno));
             return -1;
         }
+    }
+    if (progress_on > 0) {
+        t->progress = app_progress_start(progress_sizes, 1);
+        progress_row(t, 0);
     }
     return 0;
 }
@@ -350,6 +410,9 @@ void perf_table_header(perf_table_t *t)
 /* Column k >= first from values[k - first]; column 0 is name when first is 1. */
 static void table_row(perf_table_t *t, const char *name, const double *values, int first)
 {
+    if (t->progress && first && t->rows == 0)
+        app_progress_set_total(t->progress, 0);   /* named rows: not one per size */
+    app_progress_done(t->progress);
     if (first)
         fprintf(t->out, "%*s", t->widths[0], name);
     for (int k = first; k < t->ncols; k++)
@@ -365,6 +428,9 @@ static void table_row(perf_table_t *t, const char *name, const double *values, i
         fputc('\n', t->csv);
         fflush(t->csv);
     }
+    t->rows++;
+    if (t->progress && (first || t->rows < progress_sizes))
+        progress_row(t, t->rows);
 }
 
 void perf_table_row(perf_table_t *t, const double *values)
@@ -379,6 +445,8 @@ void perf_table_row_named(perf_table_t *t, const char *name, const double *value
 
 void perf_table_close(perf_table_t *t)
 {
+    app_progress_end(t->progress);   /* a row begun and never written is not counted */
+    t->progress = NULL;
     if (t->csv)
         fclose(t->csv);
     t->csv = NULL;

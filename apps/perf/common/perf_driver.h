@@ -9,6 +9,8 @@
  *   -f N     size factor between steps (>= 2)      -n N     timed iterations
  *   -w N     warm-up iterations                    -c 0|1   correctness check
  *   -o FILE  also write the table as CSV           -h       help
+ *   --quiet  no progress on stderr (otherwise the table's PE shows one
+ *            line per row, apps/common/app_progress.h)
  * A benchmark may add its own flags (perf_opts_parse's extra arguments).
  */
 #ifndef GSHMEM_PERF_DRIVER_H
@@ -32,6 +34,7 @@ typedef struct perf_opts {
     int iters, warmup;
     int check;               /* 1: check every size before timing it */
     const char *csv_path;    /* NULL: no CSV */
+    int quiet;               /* 1: no progress on stderr */
 } perf_opts_t;
 
 /* A benchmark's own flag: called with the option letter and its argument
@@ -99,11 +102,15 @@ typedef struct perf_table {
     int widths[PERF_MAX_COLS];
     FILE *out;               /* stdout unless changed */
     FILE *csv;               /* NULL: no CSV */
+    struct app_progress *progress;   /* rows as cases (NULL: none) */
+    int rows;                /* rows written */
 } perf_table_t;
 
 /* names: ncols column titles; decimals: digits per column. Opens the CSV
  * file (truncated) when csv_path is not NULL. Returns 0, or -1 with a
- * message when the file cannot be opened. */
+ * message when the file cannot be opened. Unless the last parsed options
+ * say --quiet, the progress of the rows starts on stderr: one case per row, as
+ * many as the sizes of the sweep (unnamed rows) or not known (named). */
 int perf_table_open(perf_table_t *t, int ncols, const char *const *names,
                     const int *decimals, const char *csv_path);
 void perf_table_header(perf_table_t *t);

@@ -392,6 +392,13 @@ int gshmemi_config_load(gshmemi_config_t *cfg)
 
 /* ---- GSHMEM_INFO listing ----------------------------------------------------- */
 
+const gshmemi_config_desc_t gshmemi_config_descs[] = {
+#define GSHMEMI_CFG(type, NAME, field, dflt, help) {#NAME, #type, dflt, help},
+#include "config_table.h"
+#undef GSHMEMI_CFG
+};
+const size_t gshmemi_config_n_descs = sizeof(gshmemi_config_descs) / sizeof(gshmemi_config_descs[0]);
+
 static const char *gshmemi_config_fmt_size(size_t v, char *buf, size_t cap)
 {
     static const char units[] = "TGMK";

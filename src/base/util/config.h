@@ -40,6 +40,14 @@ int gshmemi_config_check_host_heap(const gshmemi_config_t *cfg, size_t phys);
 /* Print every setting: name, current value, default, help. */
 void gshmemi_config_print(const gshmemi_config_t *cfg, FILE *out);
 
+/* The table itself, for listings (gshmem-info): name after GSHMEM_, type
+ * (size, bool, int or string), default and help, in table order. */
+typedef struct gshmemi_config_desc {
+    const char *name, *type, *dflt, *help;
+} gshmemi_config_desc_t;
+extern const gshmemi_config_desc_t gshmemi_config_descs[];
+extern const size_t gshmemi_config_n_descs;
+
 /* Parsers, exposed for tests. Return 0 or GSHMEM_ERR_CONFIG. */
 int gshmemi_parse_size(const char *s, size_t *out_p);
 int gshmemi_parse_bool(const char *s, int *out_p);

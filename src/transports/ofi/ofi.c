@@ -480,4 +480,5 @@ const gshmemi_transport_ops_t gshmemi_ofi_ops = {
     .chan_hold = ofi_chan_hold,
     .select_device = gshmemi_tp_no_select_device,
     .peer_bases_device = gshmemi_tp_no_peer_bases_device,
+    .describe = ofi_describe,
 };

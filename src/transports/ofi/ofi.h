@@ -185,6 +185,8 @@ int ofi_ep_open(ofi_state_t *s, struct fid_domain *domain, struct fi_info *info,
 
 /* ofi_info.c */
 int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env);
+/* The ops table's describe: libfabric's version at run time, its providers. */
+void ofi_describe(char *version, size_t vlen, char *found, size_t flen);
 /* ofi_secure.c: an IP endpoint's source address (loopback for a job on one
  * node), before the endpoint opens; the note on what protects it, after
  * connect. */

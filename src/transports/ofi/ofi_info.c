@@ -211,7 +211,7 @@ static struct fi_info *ofi_pick(ofi_answers_t *a, int i, int tier, uint64_t caps
     return NULL;
 }
 
-/* Names of every provider libfabric offers, for the error message. */
+/* Names of every provider libfabric offers (error messages, gshmem-info). */
 static void ofi_list_providers(char *out, size_t len)
 {
     struct fi_info *all = NULL;
@@ -226,6 +226,13 @@ static void ofi_list_providers(char *out, size_t len)
         snprintf(out + used, len - used, "%s%s", used ? ", " : "", p);
     }
     fi_freeinfo(all);
+}
+
+void ofi_describe(char *version, size_t vlen, char *found, size_t flen)
+{
+    unsigned v = fi_version();
+    snprintf(version, vlen, "libfabric %u.%u", FI_MAJOR(v), FI_MINOR(v));
+    ofi_list_providers(found, flen);
 }
 
 /* Explain why no provider fit: unknown name, or which capability is missing. */

@@ -295,6 +295,7 @@ const gshmemi_transport_ops_t gshmemi_p2p_ops = {
     .chan_hold = gshmemi_tp_no_chan_hold,
     .select_device = gshmemi_p2p_select_device,
     .peer_bases_device = gshmemi_p2p_peer_bases_device,
+    .describe = gshmemi_tp_no_describe,
 };
 
 static p2p_priv_t *p2p_priv_of(gshmemi_transport_t *tp)

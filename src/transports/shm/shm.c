@@ -525,4 +525,5 @@ const gshmemi_transport_ops_t gshmemi_shm_ops = {
     .chan_hold = gshmemi_tp_no_chan_hold,
     .select_device = gshmemi_tp_no_select_device,
     .peer_bases_device = gshmemi_tp_no_peer_bases_device,
+    .describe = gshmemi_tp_no_describe,
 };
