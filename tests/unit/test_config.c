@@ -336,6 +336,8 @@ Test(config, unknown_variable_warns)
     setenv("GSHMEM_TEST_BUILD_DIR", "/b", 1);  /* allow-listed: the test suite's */
     setenv("GSHMEM_TIMEOUT", "9", 1);          /* a real one */
     setenv("GSHMEM_NCCL_LIB", "/x/libnccl.so.2", 1);   /* read by the apps (apps/common) */
+    setenv("GSHMEM_CUDA_ARCHS", "90-virtual", 1);      /* scripts/test.sh exports it */
+    setenv("GSHMEM_VENV_PYTHON", "/usr/bin/python3", 1);   /* the Python tests' */
     test_cap_start(&c);
     cr_assert_eq(gshmemi_config_load(&cfg), 0);
     out = test_cap_end(&c);
@@ -347,6 +349,8 @@ Test(config, unknown_variable_warns)
     cr_assert_null(strstr(out, "TEST_BUILD_DIR"), "%s", out);
     cr_assert_null(strstr(out, "GSHMEM_TIMEOUT"), "%s", out);
     cr_assert_null(strstr(out, "NCCL_LIB"), "%s", out);
+    cr_assert_null(strstr(out, "CUDA_ARCHS"), "%s", out);
+    cr_assert_null(strstr(out, "VENV_PYTHON"), "%s", out);
     /* exactly two warnings */
     int lines = 0;
     for (char *p = out; (p = strchr(p, '\n')) != NULL; p++)

@@ -47,6 +47,12 @@ static const char *const gshmemi_config_allow[] = {
     "GSHMEM_TEST_FILTER",
     /* the NCCL library of the apps' baselines (apps/common/app_nccl.c) */
     "GSHMEM_NCCL_LIB",
+    /* scripts/build.sh's CUDA architectures and targets (scripts/test.sh
+     * exports the first to its builds) and the Python tests' base
+     * interpreter (tests/python/make_venv.sh) */
+    "GSHMEM_CUDA_ARCHS",
+    "GSHMEM_BUILD_TARGETS",
+    "GSHMEM_VENV_PYTHON",
 };
 
 /* ---- parsers -------------------------------------------------------------- */
