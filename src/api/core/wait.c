@@ -55,6 +55,12 @@ void gshmemi_progress_all(void)
         (void)g->tps[i].ops->progress(&g->tps[i]);
 }
 
+/* A peer of this node seen ended (peers.c) may have ended because the job
+ * is failing: it was told, and exits. The notice that told it is on its way
+ * here too and names the first death (a PE of another node), so it is
+ * waited for this long before the peer's own end is reported. */
+#define GSHMEMI_WAIT_NOTICE_GRACE_NS 200000000ull
+
 /* What the bootstrap knows against the job: ends this PE when a peer died. */
 static void gshmemi_wait_notice(void)
 {
@@ -87,8 +93,15 @@ void gshmemi_wait_watch(unsigned long spins)
                                                                  : GSHMEMI_WAIT_NAP_MAX_NS;
     gshmemi_wait_notice();
     char why[256];
-    if (gshmemi_peers_watch(gshmemi_wait_began_ns, why, sizeof why) != 0)   /* base/util/peers.c */
+    if (gshmemi_peers_watch(gshmemi_wait_began_ns, why, sizeof why) != 0) {   /* base/util/peers.c */
+        for (uint64_t end = gshmemi_now_ns() + GSHMEMI_WAIT_NOTICE_GRACE_NS;
+             gshmemi_now_ns() < end;) {
+            struct timespec ts = {0, 5000000};
+            nanosleep(&ts, NULL);
+            gshmemi_wait_notice();   /* ends this PE when the notice has come */
+        }
         gshmemi_fatal("wait", "%s", why);
+    }
     long limit = gshmemi_g.cfg.timeout;
     if (limit > 0 && waited > (uint64_t)limit * 1000000000ull)
         gshmemi_fatal("wait", "a wait (barrier, collective, wait_until, signal wait or lock) "
