@@ -175,12 +175,13 @@ static int gshmemi_config_set(gshmemi_config_t *cfg, const char *name, const cha
     return GSHMEM_ERR_INTERNAL;
 }
 
-static const char *const gshmemi_config_names[] = {
-#define GSHMEMI_CFG(type, NAME, field, dflt, help) #NAME,
+const gshmemi_config_desc_t gshmemi_config_descs[] = {
+#define GSHMEMI_CFG(type, NAME, field, dflt, help) {#NAME, #type, dflt, help},
 #include "config_table.h"
 #undef GSHMEMI_CFG
 };
-#define GSHMEMI_CONFIG_N (sizeof(gshmemi_config_names) / sizeof(gshmemi_config_names[0]))
+const size_t gshmemi_config_n_descs = sizeof(gshmemi_config_descs) / sizeof(gshmemi_config_descs[0]);
+#define GSHMEMI_CONFIG_N (sizeof(gshmemi_config_descs) / sizeof(gshmemi_config_descs[0]))
 
 /* ---- checks of values beyond their type ----------------------------------- */
 
@@ -352,7 +353,7 @@ int gshmemi_config_check_host_heap(const gshmemi_config_t *cfg, size_t phys)
 static int gshmemi_config_known(const char *var, size_t n)
 {
     for (size_t i = 0; i < GSHMEMI_CONFIG_N; i++) {
-        const char *name = gshmemi_config_names[i];
+        const char *name = gshmemi_config_descs[i].name;
         if (n == strlen("GSHMEM_") + strlen(name) &&
             strncmp(var + strlen("GSHMEM_"), name, strlen(name)) == 0)
             return 1;
@@ -388,10 +389,10 @@ int gshmemi_config_load(gshmemi_config_t *cfg)
 #undef GSHMEMI_CFG
     for (size_t i = 0; i < GSHMEMI_CONFIG_N; i++) {
         const char *value;
-        snprintf(var, sizeof(var), "GSHMEM_%s", gshmemi_config_names[i]);
+        snprintf(var, sizeof(var), "GSHMEM_%s", gshmemi_config_descs[i].name);
         value = getenv(var);
         if (value != NULL && value[0] != '\0')
-            GSHMEMI_CHECK(gshmemi_config_set(cfg, gshmemi_config_names[i], value));
+            GSHMEMI_CHECK(gshmemi_config_set(cfg, gshmemi_config_descs[i].name, value));
     }
     GSHMEMI_CHECK(gshmemi_config_validate(cfg));
     gshmemi_config_warn_unknown();
@@ -400,12 +401,6 @@ int gshmemi_config_load(gshmemi_config_t *cfg)
 
 /* ---- GSHMEM_INFO listing ----------------------------------------------------- */
 
-const gshmemi_config_desc_t gshmemi_config_descs[] = {
-#define GSHMEMI_CFG(type, NAME, field, dflt, help) {#NAME, #type, dflt, help},
-#include "config_table.h"
-#undef GSHMEMI_CFG
-};
-const size_t gshmemi_config_n_descs = sizeof(gshmemi_config_descs) / sizeof(gshmemi_config_descs[0]);
 
 static const char *gshmemi_config_fmt_size(size_t v, char *buf, size_t cap)
 {
