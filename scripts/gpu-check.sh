@@ -3,9 +3,11 @@
 # the development machine and carried along:
 #   scripts/gpu-check.sh [BUILD_DIR]
 # 1. the whole Criterion suite (host tests plus the GPU tests, which run
-#    here instead of skipping), 2. the GPU programs that are not Criterion
-#    tests (ring producer test, litmus, compute-sanitizer); GPU_CHECK_SUITE_ONLY=1
-#    stops after 1. Logs go to $OUT (or /tmp/gshmem-gpu-out).
+#    here instead of skipping; GSHMEM_TEST_FILTER picks some), 2. the main
+#    job (scripts/run-main.sh: its table, CSV, plot and progress lines),
+#    3. the GPU programs that are not Criterion tests (ring producer test,
+#    litmus, compute-sanitizer); GPU_CHECK_SUITE_ONLY=1 stops after 1,
+#    GPU_CHECK_NO_PROGRAMS=1 after 2. Logs go to $OUT (or /tmp/gshmem-gpu-out).
 # Criterion is not installed there: its runtime libraries travel in .gpu/lib
 # (copied from the development machine, see README).
 set -uo pipefail
@@ -28,6 +30,15 @@ jobs=${GPU_CHECK_JOBS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
   >"$OUT/tests.log" 2>&1 || status=1
 grep -E "^\[----\]|Synthesis|FAIL|Crash" "$OUT/tests.log" | tail -40
 if [ "${GPU_CHECK_SUITE_ONLY:-0}" = 1 ]; then exit $status; fi
+echo "== the main job (scripts/run-main.sh) =="
+if bash scripts/run-main.sh "$B" --csv "$OUT/main.csv" --plot "$OUT/main.png" \
+     >"$OUT/main.txt" 2>"$OUT/main-progress.txt"; then
+  cat "$OUT/main.txt"
+  echo "main job: OK, $(grep -c . "$OUT/main-progress.txt") progress lines, $(($(wc -l <"$OUT/main.csv") - 1)) CSV rows"
+else
+  echo "main job: FAILED (status $?)"; tail -20 "$OUT/main.txt" "$OUT/main-progress.txt"; status=1
+fi
+if [ "${GPU_CHECK_NO_PROGRAMS:-0}" = 1 ]; then exit $status; fi
 echo "== GPU programs =="
 L="$B/tools/gshmemrun/gshmemrun"
 mkdir -p "$OUT/logs"

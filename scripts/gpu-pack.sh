@@ -28,5 +28,8 @@ if command -v ip >/dev/null; then
     'LD_LIBRARY_PATH=$d/lib exec "$d/ip.bin" "$@"' >.gpu/ip/ip
   chmod +x .gpu/ip/ip
 fi
-tar -cJf .gpu/build.tar.xz --exclude='*.o' --exclude='*.a' --exclude='*.cmake.log' "$B"
+# (not the test venvs: their interpreter paths are this machine's; the
+# tests make them again there)
+tar -cJf .gpu/build.tar.xz --exclude='*.o' --exclude='*.a' --exclude='*.cmake.log' \
+  --exclude="$B/python-venv*" "$B"
 du -sh .gpu/build.tar.xz .gpu/lib | sed 's/^/gpu-pack: /'

@@ -122,8 +122,8 @@ cat build/wait-slow.log
 stage_done "tests (normal)"
 # The failed tests of every Criterion run, by name, so the end of a failed
 # run's log says which they were.
-failed=$(grep -h -E -A3 '^\[FAIL\]|: Assertion Failed' build-asan/tests.log build/tests.log build/wait-slow.log \
-           2>/dev/null | head -60 || true)
+failed=$(grep -h -E -A14 '^\[FAIL\]|: Assertion Failed' build-asan/tests.log build/tests.log build/wait-slow.log \
+           2>/dev/null | head -200 || true)
 echo "== stage times =="
 printf '%s\n' "${stage_times[@]}"
 echo "$hip_status"

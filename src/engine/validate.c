@@ -91,10 +91,10 @@ static int proxy_check_rma(const gshmemi_proxy_bounds_t *b, const gshmemi_wqe_t 
         return proxy_bad(GSHMEM_ERR_INVALID_ARG, why, cap, "flag RESULT on a PUT");
     if (op != GSHMEMI_OP_PUT && (fl & GSHMEMI_WQE_F_INLINE))
         return proxy_bad(GSHMEM_ERR_INVALID_ARG, why, cap, "flag INLINE on a non-PUT");
-    if (fl & GSHMEMI_WQE_F_PAYLOAD) {
-        if (op != GSHMEMI_OP_PUT || (fl & GSHMEMI_WQE_F_INLINE))
+    if (fl & GSHMEMI_WQE_F_PAYLOAD) {   /* PUT and PUT_SIGNAL: the data in the payload */
+        if (op == GSHMEMI_OP_GET || (fl & GSHMEMI_WQE_F_INLINE))
             return proxy_bad(GSHMEM_ERR_INVALID_ARG, why, cap, "flag PAYLOAD on a %s",
-                             op != GSHMEMI_OP_PUT ? "non-PUT" : "PUT with INLINE");
+                             op == GSHMEMI_OP_GET ? "non-PUT" : "PUT with INLINE");
         if (n == 0 || n > GSHMEMI_QPAYLOAD)
             return proxy_bad(GSHMEM_ERR_INVALID_ARG, why, cap, "PAYLOAD put of %llu bytes "
                              "(1 to %u)", (unsigned long long)n, GSHMEMI_QPAYLOAD);
@@ -126,8 +126,9 @@ static int proxy_check_data_op(const gshmemi_proxy_bounds_t *b, const gshmemi_wq
     uint64_t word = (fl & GSHMEMI_WQE_F_AMO32) ? 4 : 8;
     int rc;
 
-    if (fl & (GSHMEMI_WQE_F_INLINE | GSHMEMI_WQE_F_RESULT | GSHMEMI_WQE_F_PAYLOAD) &&
-        op != GSHMEMI_OP_PUT && op != GSHMEMI_OP_GET)
+    uint32_t data_fl = fl & (GSHMEMI_WQE_F_INLINE | GSHMEMI_WQE_F_RESULT | GSHMEMI_WQE_F_PAYLOAD);
+    if (data_fl != 0 && op != GSHMEMI_OP_PUT && op != GSHMEMI_OP_GET &&
+        !(op == GSHMEMI_OP_PUT_SIGNAL && data_fl == GSHMEMI_WQE_F_PAYLOAD))
         return proxy_bad(GSHMEM_ERR_INVALID_ARG, why, cap, "flag INLINE/RESULT/PAYLOAD on a %s",
                          op == GSHMEMI_OP_AMO ? "AMO" : "PUT_SIGNAL or SIGNAL");
     switch (op) {

@@ -1,7 +1,8 @@
 /* consumer_dev.cu: a CUDA source built against an installed gshmem (through
  * pkg-config, without -rdc): the installed device headers, with the device
  * queue and the aggregator they pull in, must compile on their own. Each PE
- * stores its number into the next PE's box from a kernel. */
+ * stores its number into the next PE's box from a kernel and checks what
+ * the previous PE stored into its own. */
 #include <cstdio>
 #include <gshmem.h>
 #include <gshmem_device.h>
@@ -22,6 +23,11 @@ int main(void)
     pass_on<<<1, 1>>>(box);
     int ok = cudaDeviceSynchronize() == cudaSuccess;
     gshmem_barrier_all();
+    int32_t got = -1, want = (gshmem_my_pe() + gshmem_n_pes() - 1) % gshmem_n_pes();
+    if (ok && (cudaMemcpy(&got, box, sizeof got, cudaMemcpyDefault) != cudaSuccess || got != want)) {
+        fprintf(stderr, "consumer_dev PE %d: box holds %d, want %d\n", gshmem_my_pe(), got, want);
+        ok = 0;
+    }
     gshmem_free(box);
     gshmem_finalize();
     if (ok)

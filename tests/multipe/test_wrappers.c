@@ -9,7 +9,9 @@
  *                   a plain `cc $(pkg-config --cflags --libs gshmem)` build
  *                   programs that run with no LD_LIBRARY_PATH (the rpath);
  *                   CUDA builds: nvcc through pkg-config and oshnvcc too
- *                   (linked and resolved with ldd, not run). */
+ *                   (linked and resolved with ldd)
+ *   moved_install_gpu  those two device programs run at 2 PEs on CUDA
+ *                   heaps (GPU machines; skipped elsewhere) */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,20 +127,56 @@ Test(wrappers, build_tree, .timeout = 120)
     test_run_free(&r);
 }
 
+/* `cmake --install` into <dir>/p, then moved to <dir>/moved: everything
+ * must follow the prefix. dir: a mkdtemp template, filled in. */
+static void install_moved(char *dir)
+{
+    char cmd[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cmake --install %%B --prefix %s/p", dir);
+    test_run_t r = run_want(NULL, cmd, 0, 120);
+    test_run_free(&r);
+    snprintf(cmd, sizeof cmd, "mv %s/p %s/moved", dir, dir);
+    r = run_want(NULL, cmd, 0, 30);
+    test_run_free(&r);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run_t r = test_run(NULL, cmd, 30);
+    test_run_free(&r);
+}
+
+#ifdef GSHMEM_HAVE_CUDA
+/* The README's device example (tests/install/consumer_dev.cu) built
+ * against the moved prefix as written, by nvcc with pkg-config (<dir>/dev)
+ * and by oshnvcc (<dir>/dev2); both must resolve libgshmem there. */
+static void build_dev_programs(const char *dir)
+{
+    char cmd[2048], env[600], want[300];
+    snprintf(env, sizeof env, "PKG_CONFIG_PATH=%s/moved/lib/pkgconfig", dir);
+    snprintf(cmd, sizeof cmd, "env -u LD_LIBRARY_PATH sh -c 'cd %s && %s -arch=sm_%s -o dev "
+             "%s/tests/install/consumer_dev.cu $(pkg-config --cflags --libs gshmem) && "
+             "%s/moved/bin/oshnvcc -arch=sm_%s -o dev2 %s/tests/install/consumer_dev.cu && "
+             "ldd ./dev ./dev2'", dir, GSHMEM_NVCC, GSHMEM_CUDA_ARCH, GSHMEM_SOURCE_DIR, dir,
+             GSHMEM_CUDA_ARCH, GSHMEM_SOURCE_DIR);
+    test_run_t r = run_want(env, cmd, 0, 180);
+    snprintf(want, sizeof want, "libgshmem.so.0 => %s/moved/", dir);
+    cr_expect_eq(test_count_of(r.output, want), 2, "ldd (want %s):\n%s", want, test_tail(&r));
+    expect_lacks(&r, "not found", "ldd of the nvcc programs");
+    test_run_free(&r);
+}
+#endif
+
 Test(wrappers, moved_install, .timeout = 240)
 {
 #ifdef GSHMEM_SANITIZED
     cr_skip_test("sanitizer build: an installed ASan library cannot serve a plain program");
 #endif
     char dir[] = "/tmp/gshmem-wrapinst-XXXXXX", cmd[2048], env[600];
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "cmake --install %%B --prefix %s/p", dir);
-    test_run_t r = run_want(NULL, cmd, 0, 120);
-    test_run_free(&r);
-    /* The prefix moves: everything must follow it. */
-    snprintf(cmd, sizeof cmd, "mv %s/p %s/moved", dir, dir);
-    r = run_want(NULL, cmd, 0, 30);
-    test_run_free(&r);
+    install_moved(dir);
     write_hello(dir);
 
     /* The short names in <prefix>/bin and <prefix>/lib/gshmem/bin. */
@@ -147,7 +185,7 @@ Test(wrappers, moved_install, .timeout = 240)
     snprintf(cmd, sizeof cmd, "env -u LD_LIBRARY_PATH sh -c 'cd %s && %s/moved/bin/oshcc "
              "-o h1 hello.c && ./h1 && command -v oshcc && oshcc -o lb hello.c && "
              "oshrun -np 2 ./lb'", dir, dir);
-    r = run_want(env, cmd, 0, 90);
+    test_run_t r = run_want(env, cmd, 0, 90);
     cr_expect_eq(test_count_of(r.output, "hello from PE"), 3, "installed oshcc:\n%s",
                  test_tail(&r));
     expect_has(&r, "/moved/lib/gshmem/bin/oshcc", "command -v oshcc");
@@ -164,21 +202,31 @@ Test(wrappers, moved_install, .timeout = 240)
                  test_tail(&r));
     test_run_free(&r);
 #ifdef GSHMEM_HAVE_CUDA
-    /* The README's device example, compiled as written (nvcc with
-     * pkg-config), and with oshnvcc: linked, libgshmem resolved by ldd. */
-    snprintf(cmd, sizeof cmd, "env -u LD_LIBRARY_PATH sh -c 'cd %s && %s -arch=sm_%s -o dev "
-             "%s/tests/install/consumer_dev.cu $(pkg-config --cflags --libs gshmem) && "
-             "%s/moved/bin/oshnvcc -arch=sm_%s -o dev2 %s/tests/install/consumer_dev.cu && "
-             "ldd ./dev ./dev2'", dir, GSHMEM_NVCC, GSHMEM_CUDA_ARCH, GSHMEM_SOURCE_DIR, dir,
-             GSHMEM_CUDA_ARCH, GSHMEM_SOURCE_DIR);
-    r = run_want(env, cmd, 0, 180);
-    char want[300];
-    snprintf(want, sizeof want, "libgshmem.so.0 => %s/moved/", dir);
-    cr_expect_eq(test_count_of(r.output, want), 2, "ldd (want %s):\n%s", want, test_tail(&r));
-    expect_lacks(&r, "not found", "ldd of the nvcc programs");
-    test_run_free(&r);
+    build_dev_programs(dir);
 #endif
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    r = test_run(NULL, cmd, 30);
+    remove_dir(dir);
+}
+
+/* The device example of the moved prefix, run: 2 PEs on CUDA heaps, each
+ * kernel's put checked by the next PE (skipped without a GPU). */
+Test(wrappers, moved_install_gpu, .timeout = 300)
+{
+#ifndef GSHMEM_HAVE_CUDA
+    cr_skip_test("not a CUDA build");
+#else
+#ifdef GSHMEM_SANITIZED
+    cr_skip_test("sanitizer build: an installed ASan library cannot serve a plain program");
+#endif
+    test_require_gpu("pe_dev_rma", "probe");
+    char dir[] = "/tmp/gshmem-wrapgpu-XXXXXX", cmd[1024];
+    install_moved(dir);
+    build_dev_programs(dir);
+    snprintf(cmd, sizeof cmd, "env -u LD_LIBRARY_PATH sh -c 'cd %s && moved/bin/oshrun -np 2 "
+             "./dev && moved/lib/gshmem/bin/oshrun -np 2 ./dev2'", dir);
+    test_run_t r = run_want("GSHMEM_HEAP=cuda", cmd, 0, 120);
+    cr_expect_eq(test_count_of(r.output, "consumer_dev PE OK"), 4,
+                 "the installed device example at 2 PEs, twice:\n%s", test_tail(&r));
     test_run_free(&r);
+    remove_dir(dir);
+#endif
 }

@@ -38,6 +38,7 @@
 struct bufs {
     int *iv;
     float *fv;
+    float *fsrc;   /* the block put's source: symmetric, as a remote transport needs */
     long *lv;
     uint64_t *sig;   /* [0]: put_signal, [1]: signal_op */
     int *errs;
@@ -46,18 +47,17 @@ struct bufs {
 __global__ void k_ring(bufs b, int me, int npes)
 {
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
-    __shared__ float src[NF];
-    for (int i = threadIdx.x; i < NF; i += blockDim.x)
-        src[i] = (float)(me * NF + i);
-    __syncthreads();
     if (blockIdx.x == 0) {
+        for (int i = threadIdx.x; i < NF; i += blockDim.x)
+            b.fsrc[i] = (float)(me * NF + i);
+        __syncthreads();
         if (threadIdx.x == 0) {
             nvshmem_int_p(&b.iv[0], 10 + me, right);
-            long l = 7L * me;
+            long l = 7L * me;   /* a register source: fine for 8 B on every path */
             nvshmem_long_put_signal_nbi(b.lv, &l, 1, &b.sig[0], 1 + me, NVSHMEM_SIGNAL_SET,
                                         right);
         }
-        nvshmemx_float_put_nbi_block(b.fv, src, NF, right);
+        nvshmemx_float_put_nbi_block(b.fv, b.fsrc, NF, right);
     }
     nvshmem_barrier_all();   /* quiets and meets: the data has landed */
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -111,11 +111,12 @@ int main(int argc, char **argv)
     bufs b;
     b.iv = (int *)nvshmem_calloc(4, sizeof(int));
     b.fv = (float *)nvshmem_calloc(NF, sizeof(float));
+    b.fsrc = (float *)nvshmem_calloc(NF, sizeof(float));
     b.lv = (long *)nvshmem_calloc(2, sizeof(long));
     b.sig = (uint64_t *)nvshmem_calloc(2, sizeof(uint64_t));
     CUDA_OK(cudaMalloc(&b.errs, sizeof(int)));
     CUDA_OK(cudaMemset(b.errs, 0, sizeof(int)));
-    PE_CHECK(b.iv && b.fv && b.lv && b.sig, "allocations");
+    PE_CHECK(b.iv && b.fv && b.fsrc && b.lv && b.sig, "allocations");
 
     int grid = 0;
     dim3 block(256);
@@ -154,6 +155,7 @@ int main(int argc, char **argv)
     nvshmem_free(red);
     nvshmem_free(b.sig);
     nvshmem_free(b.lv);
+    nvshmem_free(b.fsrc);
     nvshmem_free(b.fv);
     nvshmem_free(b.iv);
     nvshmem_finalize();

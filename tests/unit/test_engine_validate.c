@@ -178,6 +178,19 @@ Test(engine_validate, two_slot_entries)
     /* data out of the heap, signal fine */
     gshmemi_wqe_t wbad = wqe(GSHMEMI_OP_PUT_SIGNAL, 0, 0, 1, L(0), HEAP_SIZE - 8, 64);
     BAD(wbad, &ext, GSHMEM_ERR_OUT_OF_HEAP, "remote range");
+    /* a small put-with-signal's data in its payload (any source: laddr
+     * unused), as a put's; INLINE and RESULT stay refused */
+    OK(wqe(GSHMEMI_OP_PUT_SIGNAL, GSHMEMI_WQE_F_PAYLOAD, 0, 1, 0, 0, 8), &ext);
+    OK(wqe(GSHMEMI_OP_PUT_SIGNAL, GSHMEMI_WQE_F_PAYLOAD | GSHMEMI_WQE_F_FENCE, 0, 1, 0,
+           HEAP_SIZE - 64, 64), &ext);
+    BAD(wqe(GSHMEMI_OP_PUT_SIGNAL, GSHMEMI_WQE_F_PAYLOAD, 0, 1, 0, 0, 65), &ext,
+        GSHMEM_ERR_INVALID_ARG, "PAYLOAD put of 65 bytes");
+    BAD(wqe(GSHMEMI_OP_PUT_SIGNAL, GSHMEMI_WQE_F_PAYLOAD, 0, 1, 0, HEAP_SIZE - 8, 16), &ext,
+        GSHMEM_ERR_OUT_OF_HEAP, "remote range");
+    BAD(wqe(GSHMEMI_OP_PUT_SIGNAL, GSHMEMI_WQE_F_INLINE, 0, 1, 0, 0, 8), &ext,
+        GSHMEM_ERR_INVALID_ARG, "INLINE");
+    BAD(wqe(GSHMEMI_OP_PUT_SIGNAL, GSHMEMI_WQE_F_PAYLOAD | GSHMEMI_WQE_F_RESULT, 0, 1, 0, 0, 8),
+        &ext, GSHMEM_ERR_INVALID_ARG, "INLINE/RESULT/PAYLOAD on a PUT_SIGNAL");
     /* CSWAP takes an EXT slot, the other AMOs do not */
     gshmemi_wqe_t cas = wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_CSWAP, 1, 0, 64, 3);
     gshmemi_wqe_t add = wqe(GSHMEMI_OP_AMO, 0, GSHMEMI_AMO_ADD, 1, 0, 64, 3);

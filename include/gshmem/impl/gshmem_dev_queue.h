@@ -128,35 +128,39 @@ GSHMEMI_DEV gshmemi_devq_ticket_t gshmemi_devq_post(const char *call, int pe,
     return t;
 }
 
-/* Posts the PUT w (laddr = source, value = n <= GSHMEMI_QPAYLOAD bytes)
- * with F_PAYLOAD: the bytes go to the entry's payload first, which the
- * engine reads in place. Payloads are indexed modulo twice the capacity:
- * ring space for entry idx means entry idx - capacity was taken, and the
- * engine never has half a ring issued and incomplete, so the payload's
- * previous entry (idx - 2 x capacity) is complete: no transport reads it
- * any more, and no wait beyond ring space is needed. */
-GSHMEMI_DEV void gshmemi_devq_post_payload(const char *call, int pe, gshmemi_wqe_t *w)
+/* Posts the PUT or PUT_SIGNAL w[0..n) (n slots; w[0]: laddr = source,
+ * value = its n <= GSHMEMI_QPAYLOAD bytes) with F_PAYLOAD: the bytes go to
+ * the entry's payload first, which the engine reads in place, so the
+ * source may be any memory the thread reads (registers, shared memory).
+ * Payloads are indexed modulo twice the capacity by the entry's first
+ * slot: ring space for entry idx means entry idx - capacity was taken,
+ * and the engine never has half a ring issued and incomplete, so the
+ * payload's previous entry (idx - 2 x capacity) is complete: no transport
+ * reads it any more, and no wait beyond ring space is needed. */
+GSHMEMI_DEV void gshmemi_devq_post_payload(const char *call, int pe, gshmemi_wqe_t *w,
+                                           uint32_t n)
 {
     const gshmemi_queue_t *q = gshmemi_devq(call, pe);
     uint32_t ch = gshmemi_devq_channel(q);
     const gshmemi_ring_t *r = &q->ch.rings[ch];
-    uint64_t idx = gshmemi_ring_reserve(r, 1);
-    int rc = gshmemi_ring_wait_space(r, idx, 1, NULL);
+    uint64_t idx = gshmemi_ring_reserve(r, n);
+    int rc = gshmemi_ring_wait_space(r, idx, n, NULL);
     if (rc != 0)
         gshmemi_devq_fail(call, pe, rc);
     uint64_t *d = (uint64_t *)(q->payload + ch * gshmemi_qpayload_ring_bytes(q->capacity) +
                                gshmemi_qpayload_at(q->capacity, idx));
-    const unsigned char *src = (const unsigned char *)(uintptr_t)w->laddr;
-    uint32_t n = (uint32_t)w->value;
-    for (uint32_t i = 0; i < n; i += 8) {   /* whole words: the payload has room */
+    const unsigned char *src = (const unsigned char *)(uintptr_t)w[0].laddr;
+    uint32_t bytes = (uint32_t)w[0].value;
+    for (uint32_t i = 0; i < bytes; i += 8) {   /* whole words: the payload has room */
         uint64_t v = 0;
-        for (uint32_t j = 0; j < 8 && i + j < n; j++)
+        for (uint32_t j = 0; j < 8 && i + j < bytes; j++)
             v |= (uint64_t)src[i + j] << (8 * j);
         d[i / 8] = v;
     }
-    w->laddr = 0;
-    w->ctrl = gshmemi_wqe_ctrl(GSHMEMI_OP_PUT, GSHMEMI_WQE_F_PAYLOAD, 0, (uint32_t)pe);
-    gshmemi_ring_write(r, idx, w);   /* its release store orders the payload before it */
+    w[0].laddr = 0;
+    w[0].ctrl = gshmemi_wqe_ctrl(gshmemi_wqe_op(&w[0]), GSHMEMI_WQE_F_PAYLOAD, 0, (uint32_t)pe);
+    for (uint32_t i = 0; i < n; i++)   /* the release stores order the payload before them */
+        gshmemi_ring_write(r, idx + i, &w[i]);
 }
 
 /* Until the ticket's entries are complete. */
@@ -227,7 +231,7 @@ GSHMEMI_DEV void gshmemi_devq_put(const char *call, void *dest, const void *src,
                                   (n == 4 ? GSHMEMI_WQE_F_AMO32 : 0u), 0, (uint32_t)pe);
         blocking = false;
     } else if (n <= GSHMEMI_QPAYLOAD) {
-        gshmemi_devq_post_payload(call, pe, &w);
+        gshmemi_devq_post_payload(call, pe, &w, 1);
         return;
     }
     gshmemi_devq_ticket_t t = gshmemi_devq_post(call, pe, &w, 1);
@@ -291,7 +295,9 @@ GSHMEMI_DEV uint64_t gshmemi_devq_amo(const char *call, const void *dest, size_t
 }
 
 /* Put-with-signal as one two-slot entry: the engine applies the signal
- * only after the data. Blocking: returns when both are complete. */
+ * only after the data. Up to GSHMEMI_QPAYLOAD bytes travel in the entry's
+ * payload, as a put's do (the source is reusable at once); a larger
+ * source is read by the engine: blocking returns when both are complete. */
 GSHMEMI_DEV void gshmemi_devq_put_signal(const char *call, void *dest, const void *src,
                                          size_t n, uint64_t *sig_addr, uint64_t signal,
                                          int sig_op, int pe, bool blocking)
@@ -301,6 +307,10 @@ GSHMEMI_DEV void gshmemi_devq_put_signal(const char *call, void *dest, const voi
                             GSHMEMI_OP_PUT_SIGNAL, 0, 0, pe);
     w[1] = gshmemi_devq_wqe(0, gshmemi_devq_off(sig_addr), signal, GSHMEMI_OP_EXT, 0,
                             (uint32_t)sig_op, pe);
+    if (n > 0 && n <= GSHMEMI_QPAYLOAD) {
+        gshmemi_devq_post_payload(call, pe, w, 2);
+        return;
+    }
     gshmemi_devq_ticket_t t = gshmemi_devq_post(call, pe, w, 2);
     if (blocking)
         gshmemi_devq_wait(call, pe, t);
