@@ -22,14 +22,15 @@
 #       NVSHMEM_MACHINE_READABLE_OUTPUT=1: "&&&& PERF" lines,
 #       scripts/nvshmem_compare.py joins two libraries' runs).
 #
-# Environment: ONLY (examples or perftests: build only those), ARCH
+# Environment: ONLY (examples or perftests: build only those), PROGRAMS
+# (a space list of program names: build and run only those), ARCH
 # (default sm_90), JOBS (parallel compiles, default nproc), EXTRA_CFLAGS
 # (e.g. -I of an nvml.h where the CUDA toolkit lacks it), NVCC, MPICXX (default mpicxx; MPI examples are skipped without
 # it), BUILD. Exit status: 0 when everything asked for built (build) or
 # ran with status 0 (run), else 1.
 set -u
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; }
 [ $# -ge 2 ] || { usage >&2; exit 2; }
 mode=$1 src=${2:-} out=${3:-}
 case $mode in
@@ -138,7 +139,8 @@ do_build() {
                     echo "$t|-I$tree/perftest/common -I$pd $perf_mpi|$pd/$t.cu $tree/perftest/common/utils.cu"
                 done
         done
-    } > "$dir/programs.txt"
+    } | awk -F'|' -v want=" ${PROGRAMS:-} " 'want ~ /^ *$/ || index(want, " " $1 " ")' \
+        > "$dir/programs.txt"
     echo "nvshmem-suite.sh: building $(wc -l < "$dir/programs.txt") programs against $lib" \
          "($jobs at a time)"
     export nvcc arch cflags ldflags dir cuda_home
@@ -174,6 +176,7 @@ do_run() {
         local pes=2 t0 rc check launcher kind=perftests
         case " $EXAMPLES $MPI_EXAMPLES " in *" $name "*) kind=examples ;; esac
         [ "$only" = all ] || [ "$only" = "$kind" ] || continue
+        [ -z "${PROGRAMS:-}" ] || case " $PROGRAMS " in *" $name "*) ;; *) continue ;; esac
         case $kind in
         examples)
             pes=${EX_PES:-2}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # deb_unmet.sh DIR: prints each dependency of DIR/*.deb that no installed
 # package satisfies (by name; one line per unmet "a | b" group), ignoring
-# the packages' dependencies on one another. Empty: dpkg -i can succeed.
+# the packages' dependencies on one another. Empty: apt-get install ./*.deb
+# can succeed without fetching anything.
 # (test_package.c: the packages are made for the machine that built them;
 # on another distribution, Ubuntu's libopenmpi3t64 for one, they cannot go.)
 for d in "$1"/*.deb; do dpkg-deb -f "$d" Depends; done | tr ',' '\n' |
