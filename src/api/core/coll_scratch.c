@@ -85,12 +85,9 @@ int gshmemi_coll_setup(gshmemi_state_t *g)
         gshmemi_coll_teardown(g);
         return GSHMEM_ERR_NOMEM;
     }
+    /* zero since the heap was made, not cleared: peers may be writing
+     * (core/init.c) */
     gshmemi_coll_area = (unsigned char *)g->heap.base + off;
-    int rc = gshmemi_heap_memset(&g->heap, gshmemi_coll_area, 0, bytes);
-    if (rc != 0) {
-        gshmemi_coll_teardown(g);
-        return rc;
-    }
     for (int s = 0; s < GSHMEMI_COLL_SLOTS; s++) {
         gshmemi_coll_state_t *st = &gshmemi_coll_states[s];
         unsigned char *base = gshmemi_coll_area + (size_t)s * slot;

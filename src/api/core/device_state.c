@@ -160,12 +160,9 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     }
     GSHMEMI_CHECK(gshmemi_alloc_get(g->heap.alloc, GSHMEMI_DSTATE_RESERVED,
                                     GSHMEMI_DEV_SYNC_STRIDE, &off));
+    /* zero since the heap was made, not cleared: peers may be writing
+     * (core/init.c) */
     char *sync = (char *)g->heap.base + off;
-    int rc = gshmemi_heap_memset(&g->heap, sync, 0, GSHMEMI_DSTATE_RESERVED);
-    if (rc != 0) {
-        gshmemi_alloc_put(g->heap.alloc, off);
-        return rc;
-    }
     memset(&s, 0, sizeof s);
     s.abi = GSHMEMI_DEV_STATE_ABI;
     s.size = sizeof s;
@@ -180,7 +177,7 @@ int gshmemi_device_state_setup(gshmemi_state_t *g)
     gshmemi_transport_t *ptp = NULL;
     if (!g->cfg.device_queue_only)
         ptp = gshmemi_dstate_peer_tp(g, &s.peer_base);
-    rc = gshmemi_device_state_peers(&s, ptp);
+    int rc = gshmemi_device_state_peers(&s, ptp);
     if (rc != 0) {
         gshmemi_alloc_put(g->heap.alloc, off);
         return rc;

@@ -341,8 +341,16 @@ static int gshmemi_init_impl(const gshmemi_boot_args_t *boot_args)
      * provides the channels) and the barrier */
     gshmemi_proxy_env_of(g, &env);
     GSHMEMI_CHECK_GOTO(gshmemi_proxy_start(&env), rc, fail_transports);
-    /* Before the barrier: peers may touch the sync area it zeroes as soon
-     * as they leave it. */
+    /* The areas peers write into (the device API's sync words, the teams'
+     * flags and exchange words, the collectives' slots) are placed here,
+     * before the barrier, and are not cleared: the heap is zero since it
+     * was made, and peers may write into them before this PE reaches the
+     * barrier. Under Slurm's PMIx server (srun --mpi=pmix, 4 PEs on 2
+     * simulated nodes, loaded cores) a peer's first exchange word landed
+     * before this PE had cleared its team area here in 5 of 30 runs: the
+     * clearing erased it, and the PEs then disagreed on a malloc's check
+     * (cluster::srun_2x2); 0 of 30 without the clearing. Why the barrier
+     * let the peer go first is not understood. */
     GSHMEMI_CHECK_GOTO(gshmemi_device_state_setup(g), rc, fail_transports);
     GSHMEMI_CHECK_GOTO(gshmemi_team_setup(g), rc, fail_transports);   /* same reason */
     /* Peers write into this PE's areas (a barrier's signals) once they

@@ -159,11 +159,12 @@ int gshmemi_team_setup(gshmemi_state_t *g)
                       gshmemi_team_slot_words);
         goto fail;
     }
+    /* zero since the heap was made, and not cleared here: a peer's first
+     * barrier flag or exchange word may be in it already (core/init.c) */
     gshmemi_team_area = (uint64_t *)((char *)g->heap.base + off);
-    int rc = gshmemi_heap_memset(&g->heap, gshmemi_team_area, 0, bytes);
-    if (rc == 0 && (rc = gshmemi_team_sync_open(g)) != 0)
-        gshmemi_team_sync_close(g);
+    int rc = gshmemi_team_sync_open(g);
     if (rc != 0) {
+        gshmemi_team_sync_close(g);
         gshmemi_alloc_put(g->heap.alloc, off);
         free(world), free(shared), free(node);
         return rc;

@@ -81,7 +81,11 @@ typedef struct gshmemi_heap {
 } gshmemi_heap_t;
 
 /* Create/destroy the region of the given kind. CUDA: NO_DEVICE when not
- * built in or no GPU, with the reason logged. */
+ * built in or no GPU, with the reason logged. A created heap is all zeros
+ * (a host heap's memfd pages are; a CUDA heap is cleared here): init's
+ * areas in it (barrier flags, exchange words, the collectives' and the
+ * device API's) need no clearing, and must get none, since a peer may
+ * write into them as soon as this PE's heap is reachable (core/init.c). */
 int gshmemi_heap_create(gshmemi_heap_t *h, gshmemi_heap_kind_t kind, size_t size);
 /* The same with segments (host heaps only; n_segs 0: none), which are
  * shared at once (gshmemi_seg_share) and placed after the heap in the

@@ -45,8 +45,6 @@ static const char *const gshmemi_config_allow[] = {
     /* scripts/gpu-check.sh's test filter, in the environment of the PEs the
      * suite starts there (a WARN failed the tests that forbid WARN lines) */
     "GSHMEM_TEST_FILTER",
-    /* runs the test suite's cluster::srun_2x2 (known to hang, see there) */
-    "GSHMEM_TEST_SRUN_2X2",
     /* the NCCL library of the apps' baselines (apps/common/app_nccl.c) */
     "GSHMEM_NCCL_LIB",
     /* scripts/build.sh's CUDA architectures and targets (scripts/test.sh
