@@ -651,11 +651,18 @@ Test(cluster, mpirun_remote_pe_killed, .timeout = 120, .fini = cl_down)
 #define CL_ORTED_LIMIT_S 3.0   /* measured: 1.0 s */
 static void cl_mpirun_orted_killed(const char *boot)
 {
-    char then[512];
+    char then[1024];
     cl_mpirun_require(boot);
     cl_up();
-    snprintf(then, sizeof then, "sleep 3; for p in $(pgrep -x orted); do [ \"$(readlink "
-             "/proc/$p/ns/net)\" = \"$(readlink /proc/%d/ns/net)\" ] && kill -9 $p && "
+    /* once node 2's two PEs run (a loaded machine may take seconds to
+     * start them), and 2 s more for their init: the kill lands in the wait,
+     * not in the start-up (CI saw an mpirun that never noticed a daemon
+     * killed 3 s after the start, under ASan) */
+    snprintf(then, sizeof then, "ns=$(readlink /proc/%d/ns/net); for i in $(seq 60); do n=0; "
+             "for p in $(pgrep -x pe_wait); do [ \"$(readlink /proc/$p/ns/net)\" = \"$ns\" ] "
+             "&& n=$((n+1)); done; [ $n -ge 2 ] && break; sleep 0.5; done; echo \"node 2 runs "
+             "$n PEs\"; sleep 2; for p in $(pgrep -x orted); do [ \"$(readlink "
+             "/proc/$p/ns/net)\" = \"$ns\" ] && kill -9 $p && "
              "echo \"orted of node 2 killed at $(date +%%s.%%N)\"; done", cl_node[2].pid);
     /* a run that ends right but late (a loaded machine slows mpirun's own
      * teardown) gets one more try; a wrong ending fails at once */

@@ -41,12 +41,15 @@ static test_run_t nv_compile(const char *body, int cuda)
     FILE *f = fdopen(fd, "w");
     fprintf(f, "#include <nvshmem.h>\n%s\n", body);
     fclose(f);
-    if (cuda)
+    if (cuda || GSHMEM_CUDA_INCLUDE[0] == '\0')
         snprintf(cmd, sizeof cmd, "%s -std=c++17 -arch=sm_%s -I%s/include -c %s -o /dev/null",
                  GSHMEM_NVCC, GSHMEM_CUDA_ARCH, GSHMEM_SOURCE_DIR, src);
     else
-        snprintf(cmd, sizeof cmd, "c++ -x c++ -I%s/include -I$(dirname $(dirname %s))/include "
-                 "-fsyntax-only %s", GSHMEM_SOURCE_DIR, GSHMEM_NVCC, src);
+        /* cuda.h from the toolkit CMake found (nvcc's own folder is not
+         * always beside it: a /usr/local/bin/nvcc link, say); without one,
+         * nvcc above, which knows its headers */
+        snprintf(cmd, sizeof cmd, "c++ -x c++ -I%s/include -I'%s' -fsyntax-only %s",
+                 GSHMEM_SOURCE_DIR, GSHMEM_CUDA_INCLUDE, src);
     test_run_t r = test_run(NULL, cmd, 120);
     unlink(src);
     return r;
