@@ -63,6 +63,19 @@ int gshmemi_tp_flag_set_by_amo(gshmemi_transport_t *tp, int pe, uint64_t off, ui
     return tp->ops->amo_nbi(tp, pe, GSHMEMI_AMO_SET, GSHMEMI_DT_UINT64, off, &value, 0);
 }
 
+int gshmemi_tp_put_count_by_amo(gshmemi_transport_t *tp, int pe, uint64_t dst_off,
+                                const void *src, size_t n, uint64_t sig_off)
+{
+    uint64_t one = 1;
+
+    if (n > 0) {
+        int rc = tp->ops->put(tp, pe, dst_off, src, n, 1);
+        if (rc != 0)
+            return rc;
+    }
+    return tp->ops->amo_nbi(tp, pe, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, sig_off, &one, n > 0);
+}
+
 int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p)
 {
     (void)node_of, (void)my_pe, (void)n_pes, (void)device_p;

@@ -76,6 +76,18 @@ typedef struct gshmemi_transport_ops {
      * progress or quiet, so a caller that will not wait calls progress.
      * Stub gshmemi_tp_flag_set_by_amo: amo_nbi SET on uint64. */
     int (*flag_set)(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value);
+    /* Non-blocking put of n bytes (0 allowed) from src to pe's heap offset
+     * dst_off, then 1 added to the uint64 at pe's heap offset sig_off,
+     * seen there only once the data is. quiet completes it at this PE
+     * (src reusable, the write on its way) and may not wait for the
+     * target: the count is what tells the target. For counter words that
+     * no AMO touches and only this PE adds to (the collectives' signals):
+     * the target may apply the add itself, so every add to such a word
+     * must come through put_count of one transport.
+     * Stub gshmemi_tp_put_count_by_amo: put with nbi, then amo_nbi ADD
+     * after a fence. */
+    int (*put_count)(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                     size_t n, uint64_t sig_off);
     /* Order earlier puts/AMOs before later ones, per target PE. */
     int (*fence)(gshmemi_transport_t *tp);
     /* Complete and make visible everything this PE issued. */
@@ -169,6 +181,8 @@ static inline gshmemi_transport_t *gshmemi_transport_amo(gshmemi_transport_t *am
 int gshmemi_tp_put_value_by_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off,
                                 const void *src, size_t n);
 int gshmemi_tp_flag_set_by_amo(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value);
+int gshmemi_tp_put_count_by_amo(gshmemi_transport_t *tp, int pe, uint64_t dst_off,
+                                const void *src, size_t n, uint64_t sig_off);
 int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *device_p);
 int gshmemi_tp_no_threads(gshmemi_transport_t *tp, uint64_t deadline_ns);
 int gshmemi_tp_chan_shared(gshmemi_transport_t *tp, void **chan_p);

@@ -1,6 +1,7 @@
 /* test_coll_ref: pe_api_coll_ref (every collective and reduction against
  * serial references, across the thresholds of the collectives' table) at
- * 2, 3 and 4 PEs over shm and ofi over tcp;ofi_rxm, at 5 and 8 PEs over
+ * 2, 3 and 4 PEs over shm and ofi over tcp;ofi_rxm (its signals in the
+ * data's writes, and, at 3 PEs, as atomics after them), at 5 and 8 PEs over
  * shm, and at 4 PEs over shm with small heaps: one that leaves the
  * collectives less push room (other thresholds), one that leaves none
  * (the algorithms that need none). Odd PE counts matter: blocks and trees
@@ -27,10 +28,15 @@ Test(coll_ref, shm_2_3_4, .timeout = 900)
         run_ref("shm", n, "", NULL, NULL);
 }
 
+/* tcp;ofi_rxm places no two writes in order: a collective's signal rides
+ * in its data's write as remote CQ data (the log says so), or, with
+ * GSHMEM_OFI_CQ_DATA=0, follows as an atomic once the data is acknowledged */
 Test(coll_ref, ofi_tcp_2_3_4, .timeout = 900)
 {
     for (int n = 2; n <= 4; n++)
-        run_ref("ofi-tcp", n, "", NULL, NULL);
+        run_ref("ofi-tcp", n, n == 3 ? "GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=TRANSPORT" : "",
+                NULL, n == 3 ? "counts in the write (remote CQ data)" : NULL);
+    run_ref("ofi-tcp", 3, "GSHMEM_OFI_CQ_DATA=0", NULL, NULL);
 }
 
 Test(coll_ref, shm_5_8, .timeout = 900)

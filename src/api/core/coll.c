@@ -45,18 +45,13 @@ static void gshmemi_coll_wait_others(gshmemi_coll_t *c)
         gshmemi_coll_wait(c, (c->t->my_idx + c->t->size - i) % c->t->size, 1);
 }
 
-/* This member's block (nbytes at off) into every member's dest, then a
+/* This member's block (nbytes at off) into every member's dest, with a
  * signal to each other member; gather: then every other member's signal. */
 static void gshmemi_coll_gather_put(gshmemi_coll_t *c, void *dest, const void *source,
                                     size_t off, size_t nbytes)
 {
-    gshmemi_team_t *t = c->t;
-
     gshmemi_rma_put(c->call, (char *)dest + off, source, nbytes, gshmemi_g.my_pe, 0);
-    for (int i = 1; i < t->size; i++)
-        gshmemi_rma_put(c->call, (char *)dest + off, source, nbytes,
-                        t->pes[(t->my_idx + i) % t->size], 1);
-    gshmemi_coll_signal_others(c);
+    gshmemi_coll_put_signal_others(c, (char *)dest + off, source, nbytes);
 }
 
 static void gshmemi_coll_gather(gshmemi_coll_t *c, void *dest, const void *source, size_t off,
@@ -146,16 +141,18 @@ void gshmemi_coll_alltoalls(const char *call, gshmemi_team_t *t, void *dest, con
     if (block == 0)
         return;
     gshmemi_coll_begin(call, t, &c);
+    int contiguous = dst == 1 && sst == 1;
     for (int i = 0; i < t->size; i++) {
         int j = (t->my_idx + i) % t->size;   /* self first: its copy is local */
         char *d = (char *)dest + (size_t)t->my_idx * block * (size_t)dst;
         const char *s = (const char *)source + (size_t)j * block * (size_t)sst;
-        if (dst == 1 && sst == 1)
-            gshmemi_rma_put(call, d, s, block, t->pes[j], 1);
+        if (contiguous)
+            gshmemi_coll_put_signal(&c, d, s, block, j);
         else
             gshmemi_rma_strided(call, 1, d, s, dst, sst, elem_size, nelems, t->pes[j]);
     }
-    gshmemi_coll_signal_others(&c);
+    if (!contiguous)
+        gshmemi_coll_signal_others(&c);
     gshmemi_coll_wait_others(&c);
     gshmemi_quiet_all(call);
 }

@@ -83,14 +83,18 @@ void *gshmemi_coll_buf(gshmemi_coll_t *c, size_t n);
 
 /* ---- steps --------------------------------------------------------------------- */
 
-/* Signal team PE j: its word for this PE grows by 1, visible only after
- * everything this PE put to j before; done: a quiet since completed it
- * (no fence needed). signal_others: a quiet, then every other member. */
-void gshmemi_coll_signal(gshmemi_coll_t *c, int j, int done);
+/* Signal team PE j: its word for this PE grows by 1, for data this PE
+ * completed (a quiet) before. signal_others: a quiet, then every other
+ * member. */
+void gshmemi_coll_signal(gshmemi_coll_t *c, int j);
 void gshmemi_coll_signal_others(gshmemi_coll_t *c);
-/* Put n bytes of src at dest on team PE j, then signal it (self: a local
- * copy, no signal). */
+/* Put n bytes of src at dest on team PE j and signal it, the signal seen
+ * only once the data is (self: a local copy, no signal): one write where
+ * the transport carries the count in it (put_count), else the put, its
+ * completion, the signal. Non-blocking: src stays valid until a quiet.
+ * _others: to every other member. */
 void gshmemi_coll_put_signal(gshmemi_coll_t *c, void *dest, const void *src, size_t n, int j);
+void gshmemi_coll_put_signal_others(gshmemi_coll_t *c, void *dest, const void *src, size_t n);
 /* Wait for k more signals from team PE j than this PE has waited for. */
 void gshmemi_coll_wait(gshmemi_coll_t *c, int j, uint64_t k);
 /* push_all: n (<= gshmemi_coll_push_room()) bytes of src into every

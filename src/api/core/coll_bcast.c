@@ -62,14 +62,9 @@ static void gshmemi_bcast_sag(gshmemi_coll_t *c, void *dest, const void *source,
     }
     gshmemi_coll_split(n, 64, m, v - 1, &lo, &len);
     gshmemi_coll_wait(c, root, 1);
-    for (int i = 1; i < m; i++) {
-        int w = (v - 1 + i) % m + 1;
-        gshmemi_rma_put(c->call, (char *)dest + lo, (char *)dest + lo, len,
-                        t->pes[gshmemi_bcast_pe(t, root, (size_t)w)], 1);
-    }
-    gshmemi_quiet_all(c->call);
     for (int i = 1; i < m; i++)
-        gshmemi_coll_signal(c, gshmemi_bcast_pe(t, root, (size_t)((v - 1 + i) % m + 1)), 1);
+        gshmemi_coll_put_signal(c, (char *)dest + lo, (char *)dest + lo, len,
+                                gshmemi_bcast_pe(t, root, (size_t)((v - 1 + i) % m + 1)));
     for (int i = 1; i < m; i++)
         gshmemi_coll_wait(c, gshmemi_bcast_pe(t, root, (size_t)((v - 1 + i) % m + 1)), 1);
 }

@@ -164,37 +164,107 @@ void gshmemi_coll_split(size_t total, size_t unit, int m, int i, size_t *lo_p, s
 
 /* ---- steps ----------------------------------------------------------------------- */
 
-void gshmemi_coll_signal(gshmemi_coll_t *c, int j, int done)
+/* Every signal to a member goes through put_count of the transport of its
+ * AMOs (the one way every add to a word must come, transport.h): with the
+ * data when that transport carries the data too, alone (n 0) otherwise. */
+static void gshmemi_coll_count(gshmemi_coll_t *c, int pe, uint64_t dst_off, const void *src,
+                               size_t n)
 {
     gshmemi_state_t *g = &gshmemi_g;
-    int pe = c->t->pes[j];
-    uint64_t one = 1;
     uint64_t off = (uint64_t)((unsigned char *)&c->st->sig[g->my_pe] -
                               (unsigned char *)g->heap.base);
-    gshmemi_transport_t *stp = gshmemi_amo_tp_of(pe), *dtp = g->pe_tp[pe];
+    gshmemi_transport_t *stp = gshmemi_amo_tp_of(pe);
 
-    if (!done && dtp != stp) {   /* the data took another transport: complete it first */
-        int rc = dtp->ops->quiet(dtp);
-        if (rc != 0)
-            gshmemi_tp_fatal(c->call, dtp, rc, "completing the data before a signal", pe);
-    }
-    int rc = stp->ops->amo_nbi(stp, pe, GSHMEMI_AMO_ADD, GSHMEMI_DT_UINT64, off, &one, !done);
+    int rc = stp->ops->put_count(stp, pe, dst_off, src, n, off);
     if (rc != 0)
         gshmemi_tp_fatal(c->call, stp, rc, "a collective's signal", pe);
+}
+
+void gshmemi_coll_signal(gshmemi_coll_t *c, int j)
+{
+    gshmemi_coll_count(c, c->t->pes[j], 0, NULL, 0);
 }
 
 void gshmemi_coll_signal_others(gshmemi_coll_t *c)
 {
     gshmemi_quiet_all(c->call);
     for (int i = 1; i < c->t->size; i++)
-        gshmemi_coll_signal(c, (c->t->my_idx + i) % c->t->size, 1);
+        gshmemi_coll_signal(c, (c->t->my_idx + i) % c->t->size);
+}
+
+/* The data to world PE pe takes another transport than its signals (shm
+ * or p2p inside a node, ofi AMOs): the signal waits for a quiet. */
+static int gshmemi_coll_split_path(int pe)
+{
+    return gshmemi_g.pe_tp[pe] != gshmemi_amo_tp_of(pe);
+}
+
+/* Put and count to team PE j (not this PE, n > 0) on one path. */
+static void gshmemi_coll_put_count(gshmemi_coll_t *c, void *dest, const void *src, size_t n,
+                                   int pe)
+{
+    gshmemi_check_local(c->call, "source", src, n, pe);
+    gshmemi_coll_count(c, pe, gshmemi_check_sym(c->call, "dest", dest, n), src, n);
 }
 
 void gshmemi_coll_put_signal(gshmemi_coll_t *c, void *dest, const void *src, size_t n, int j)
 {
-    gshmemi_rma_put(c->call, dest, src, n, c->t->pes[j], 1);
-    if (j != c->t->my_idx)
-        gshmemi_coll_signal(c, j, 0);
+    int pe = c->t->pes[j];
+
+    if (j == c->t->my_idx) {
+        gshmemi_rma_put(c->call, dest, src, n, pe, 1);
+    } else if (n == 0) {
+        gshmemi_coll_count(c, pe, 0, NULL, 0);
+    } else if (gshmemi_coll_split_path(pe)) {
+        gshmemi_transport_t *dtp = gshmemi_g.pe_tp[pe];
+        gshmemi_rma_put(c->call, dest, src, n, pe, 1);
+        int rc = dtp->ops->quiet(dtp);
+        if (rc != 0)
+            gshmemi_tp_fatal(c->call, dtp, rc, "completing the data before a signal", pe);
+        gshmemi_coll_count(c, pe, 0, NULL, 0);
+    } else {
+        gshmemi_coll_put_count(c, dest, src, n, pe);
+    }
+}
+
+/* dest_at: this member's dest at team PE j (a member of the others). On
+ * split paths the puts go first, one quiet, then their signals. */
+static void gshmemi_coll_put_signal_each(gshmemi_coll_t *c, void *(*dest_at)(gshmemi_coll_t *,
+                                                                             void *, int),
+                                         void *dest, const void *src, size_t n)
+{
+    gshmemi_team_t *t = c->t;
+    int split = 0;
+
+    for (int i = 1; i < t->size; i++) {
+        int j = (t->my_idx + i) % t->size, pe = t->pes[j];
+        void *d = dest_at(c, dest, j);
+        if (n > 0 && gshmemi_coll_split_path(pe)) {
+            gshmemi_rma_put(c->call, d, src, n, pe, 1);
+            split = 1;
+        } else {
+            gshmemi_coll_put_signal(c, d, src, n, j);
+        }
+    }
+    if (!split)
+        return;
+    gshmemi_quiet_all(c->call);
+    for (int i = 1; i < t->size; i++) {
+        int j = (t->my_idx + i) % t->size;
+        if (gshmemi_coll_split_path(t->pes[j]))
+            gshmemi_coll_signal(c, j);
+    }
+}
+
+static void *gshmemi_coll_same_dest(gshmemi_coll_t *c, void *dest, int j)
+{
+    (void)c, (void)j;
+    return dest;
+}
+
+void gshmemi_coll_put_signal_others(gshmemi_coll_t *c, void *dest, const void *src, size_t n)
+{
+    gshmemi_coll_put_signal_each(c, gshmemi_coll_same_dest, dest, src, n);
 }
 
 void gshmemi_coll_wait(gshmemi_coll_t *c, int j, uint64_t k)
@@ -211,17 +281,16 @@ static unsigned char *gshmemi_coll_push_slot(gshmemi_coll_t *c, uint64_t k, int 
     return c->st->push + i * gshmemi_coll_room;
 }
 
+/* This PE's next push slot at team PE j. */
+static void *gshmemi_coll_push_dest(gshmemi_coll_t *c, void *unused, int j)
+{
+    (void)unused;
+    return gshmemi_coll_push_slot(c, c->st->pushed[c->t->pes[j]]++, gshmemi_g.my_pe);
+}
+
 void gshmemi_coll_push_all(gshmemi_coll_t *c, const void *src, size_t n)
 {
-    gshmemi_team_t *t = c->t;
-    int me = gshmemi_g.my_pe;
-
-    for (int i = 1; i < t->size; i++) {
-        int pe = t->pes[(t->my_idx + i) % t->size];
-        gshmemi_rma_put(c->call, gshmemi_coll_push_slot(c, c->st->pushed[pe]++, me), src, n,
-                        pe, 1);
-    }
-    gshmemi_coll_signal_others(c);
+    gshmemi_coll_put_signal_each(c, gshmemi_coll_push_dest, NULL, src, n);
 }
 
 const void *gshmemi_coll_push_take(gshmemi_coll_t *c, int j, size_t n, void *out)

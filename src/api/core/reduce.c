@@ -97,11 +97,9 @@ static void gshmemi_reduce_rsag(gshmemi_coll_t *c, void *dest, const void *sourc
     gshmemi_coll_signal_others(c);
     gshmemi_reduce_share(c, acc, acc + bytes, (const char *)source + lo * size, len, size, fn);
     void *d = (char *)dest + lo * size;
-    for (int i = 1; i < t->size; i++)
-        gshmemi_rma_put(c->call, d, acc, bytes, t->pes[(t->my_idx + i) % t->size], 1);
+    gshmemi_coll_put_signal_others(c, d, acc, bytes);
     if (bytes > 0)
         gshmemi_sym_write(c->call, d, acc, bytes);
-    gshmemi_coll_signal_others(c);
     for (int i = 1; i < t->size; i++)
         gshmemi_coll_wait(c, (t->my_idx + t->size - i) % t->size, 1);
 }

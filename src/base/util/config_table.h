@@ -51,6 +51,9 @@ GSHMEMI_CFG(string, OFI_NIC, ofi_nic, "",
 GSHMEMI_CFG(bool, OFI_AM, ofi_am, "0",
             "ofi: use the active-message path (what a CUDA heap takes without FI_HMEM) for a "
             "host heap too: tests and benchmarks of that path without a GPU")
+GSHMEMI_CFG(bool, OFI_CQ_DATA, ofi_cq_data, "1",
+            "ofi: a collective's signal rides in its data's write as remote CQ data where the "
+            "provider does not order writes (tcp;ofi_rxm; 0: a fenced atomic after the write)")
 GSHMEMI_CFG(bool, OFI_AM_COALESCE, ofi_am_coalesce, "1",
             "ofi active messages: puts to one PE share messages, copies issued without "
             "waiting (0: one message and one waited copy per put)")

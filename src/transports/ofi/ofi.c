@@ -466,6 +466,7 @@ const gshmemi_transport_ops_t gshmemi_ofi_ops = {
     .amo = ofi_amo,
     .amo_nbi = ofi_amo_nbi,
     .flag_set = ofi_rma_flag_set,
+    .put_count = ofi_rma_put_count,
     .fence = ofi_fence,
     .quiet = ofi_quiet_op,
     .quiet_mark = ofi_quiet_mark_op,

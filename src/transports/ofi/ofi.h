@@ -121,6 +121,8 @@ typedef struct ofi_state {
     int has_waw;                  /* FI_ORDER_WAW with every write's data placed in
                                    * order (max_order_waw_size unlimited): fence and
                                    * amo_nbi after_fence need no wait */
+    int has_cq_data;              /* put_count's count rides in the write as CQ data
+                                   * (host heap, no FI_ORDER_WAW, 8-byte CQ data) */
     int amo_as_fetch;             /* issue set/add as fetching atomics (shm quirk) */
     int am_mode;               /* active-message path: FI_MSG active messages (ofi_am_source.c) */
     size_t max_msg, inject_size;
@@ -268,6 +270,8 @@ int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *s
 int ofi_rma_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
                       size_t n);
 int ofi_rma_flag_set(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value);
+int ofi_rma_put_count(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                      size_t n, uint64_t sig_off);
 int ofi_rma_get(gshmemi_transport_t *tp, int pe, void *dst, uint64_t src_off, size_t n,
                 int nbi);
 /* Flags of the next op of ch to pe: FI_COMPLETION, FI_FENCE if one is

@@ -379,9 +379,14 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
         ofi_info_record(s, info, tries[i / 2].flags);
         s->has_waw = waw && (info->tx_attr->msg_order & FI_ORDER_WAW) &&
                      info->ep_attr->max_order_waw_size == SIZE_MAX;
+        /* the target's CPU adds the count: host heaps only */
+        s->has_cq_data = env->cfg->ofi_cq_data && !s->has_waw &&
+                         env->heap->kind != GSHMEMI_HEAP_CUDA &&
+                         info->domain_attr->cq_data_size >= sizeof(uint64_t) &&
+                         !(info->mode & FI_RX_CQ_DATA);
         GSHMEMI_INFO(OFI_SUBSYS, "ofi: provider '%s' (fabric %s, domain %s), mr_mode 0x%x, "
                      "fence %s, delivery-complete %s, max_msg %zu, inject %zu, target "
-                     "activity %s%s",
+                     "activity %s, counts %s%s",
                      s->prov_name, info->fabric_attr->name, info->domain_attr->name,
                      (unsigned)info->domain_attr->mr_mode,
                      s->has_waw ? "not needed (writes placed in order, FI_ORDER_WAW)"
@@ -390,6 +395,7 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
                                                      : "no (transmit-complete only)"),
                      s->max_msg, s->inject_size,
                      s->has_rma_event ? "counted (FI_RMA_EVENT)" : "not counted (no FI_RMA_EVENT)",
+                     s->has_cq_data ? "in the write (remote CQ data)" : "by atomics",
                      s->amo_as_fetch ? ", set/add sent as fetching atomics" : "");
         if (!s->has_dc && !s->has_raw)
             GSHMEMI_WARN(OFI_SUBSYS, "ofi: provider '%s' offers neither delivery-complete nor "

@@ -216,9 +216,23 @@ int ofi_progress_once(ofi_state_t *s)
     return ofi_progress_poll(s);
 }
 
+/* A peer's put_count landed (ofi_rma.c): its data is placed; add its count
+ * at the heap offset the CQ data names. Only counts from peers' put_count
+ * reach here, and nothing else writes those words (transport.h). */
+static void ofi_count_landed(ofi_state_t *s, uint64_t off)
+{
+    if (off % sizeof(uint64_t) != 0 || off > s->heap->size - sizeof(uint64_t)) {
+        GSHMEMI_ERROR(OFI_SUBSYS, "ofi: a peer's count names heap offset %llu, not an aligned "
+                      "word of the %zu-byte heap: dropped", (unsigned long long)off,
+                      s->heap->size);
+        return;
+    }
+    __atomic_fetch_add((uint64_t *)(void *)((char *)s->heap->base + off), 1, __ATOMIC_RELEASE);
+}
+
 int ofi_cq_take(ofi_state_t *s, struct fid_cq *cq, ofi_op_t **ops, int *errs, int max)
 {
-    struct fi_cq_entry ents[OFI_CQ_BATCH];
+    struct fi_cq_data_entry ents[OFI_CQ_BATCH];
     int total = 0;
     while (total < max) {
         int want = max - total < OFI_CQ_BATCH ? max - total : OFI_CQ_BATCH;
@@ -239,6 +253,10 @@ int ofi_cq_take(ofi_state_t *s, struct fid_cq *cq, ofi_op_t **ops, int *errs, in
             return total > 0 ? total : GSHMEM_ERR_TRANSPORT;
         }
         for (ssize_t i = 0; i < n; i++) {
+            if (ents[i].flags & FI_REMOTE_CQ_DATA) {   /* a peer's write, not our op */
+                ofi_count_landed(s, ents[i].data);
+                continue;
+            }
             ops[total] = ents[i].op_context;
             errs[total++] = 0;
         }
@@ -312,7 +330,7 @@ void ofi_cq_nap(ofi_state_t *s, struct fid_cq *cq, int fd, uint64_t ns)
 int ofi_cq_open(ofi_state_t *s, struct fid_domain *domain, int want_fd, struct fid_cq **cq_p,
                 int *fd_p)
 {
-    struct fi_cq_attr attr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE,
+    struct fi_cq_attr attr = {.format = FI_CQ_FORMAT_DATA,   /* peers' counts: CQ data */ .wait_obj = FI_WAIT_NONE,
                               .size = OFI_ARENA_OPS + 64};
     struct fid_cq *cq = NULL;
     *fd_p = -1;

@@ -59,7 +59,8 @@ int ofi_rma_post(ofi_state_t *s, ofi_op_t *op, void *buf, void *desc, uint64_t f
                              .key = peer->key};
     struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
                              .addr = peer->addr, .rma_iov = &rma, .rma_iov_count = 1,
-                             .context = op};
+                             .context = op,
+                             .data = flags & FI_REMOTE_CQ_DATA ? op->operand : 0};
     ofi_sync_t *sync = op->sync;
     __atomic_fetch_add(&sync->posted, 1, __ATOMIC_RELEASE);
     ssize_t rc;
@@ -174,6 +175,34 @@ int ofi_rma_flag_set(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t val
     ofi_chan_t *ch = ofi_chan_of(tp);
     ofi_op_t *op = ofi_op_get(s, &ch->nbi, OFI_OP_PUT, pe, off, sizeof value);
     return ofi_rma_post(s, op, &value, NULL, FI_COMPLETION | FI_INJECT);
+}
+
+/* Where the target reports writes that carry CQ data (has_cq_data), the
+ * count rides in the write itself: the CQ data is sig_off, and the
+ * target's progress adds 1 there once the data is placed (ofi_progress.c).
+ * One write, no fence, no acknowledgement: nothing waits for the data
+ * before the count, nor for the target after it. A write larger than one
+ * message, and providers without it: the stub. */
+int ofi_rma_put_count(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,
+                      size_t n, uint64_t sig_off)
+{
+    ofi_state_t *s = ofi_state(tp);
+    GSHMEMI_CHECK(ofi_check_pe(s, pe, "put with a count"));
+    GSHMEMI_CHECK(ofi_check_range(s, dst_off, n, "put with a count", pe));
+    GSHMEMI_CHECK(ofi_check_range(s, sig_off, sizeof(uint64_t), "count", pe));
+    void *desc = NULL;
+    int usable = n == 0 || ofi_local_desc(s, src, n, &desc);
+    if (!s->has_cq_data || !usable || n > s->max_msg || sig_off % sizeof(uint64_t) != 0)
+        return gshmemi_tp_put_count_by_amo(tp, pe, dst_off, src, n, sig_off);
+    ofi_chan_t *ch = ofi_chan_of(tp);
+    ofi_op_t *op = ofi_op_get(s, &ch->nbi, OFI_OP_PUT, pe, dst_off, n);
+    op->operand = sig_off;
+    /* no delivery-complete: the count is what tells the target, and no
+     * caller needs to know at this PE that it landed (transport.h) */
+    uint64_t flags = ofi_op_flags(s, ch, pe, 0) | FI_REMOTE_CQ_DATA;
+    if (n <= s->inject_size)
+        flags |= FI_INJECT;
+    return ofi_rma_post(s, op, (void *)src, desc, flags);
 }
 
 int ofi_rma_put(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const void *src,

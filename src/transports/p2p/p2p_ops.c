@@ -282,6 +282,7 @@ const gshmemi_transport_ops_t gshmemi_p2p_ops = {
     .amo = p2p_amo,
     .amo_nbi = p2p_amo_nbi,
     .flag_set = gshmemi_tp_flag_set_by_amo,
+    .put_count = gshmemi_tp_put_count_by_amo,
     .fence = p2p_fence,
     .quiet = p2p_quiet,
     .ptr = p2p_ptr,

@@ -513,6 +513,7 @@ const gshmemi_transport_ops_t gshmemi_shm_ops = {
     .amo = shm_amo,
     .amo_nbi = shm_amo_nbi,
     .flag_set = gshmemi_tp_flag_set_by_amo,
+    .put_count = gshmemi_tp_put_count_by_amo,
     .fence = shm_fence,
     .quiet = shm_quiet,
     .ptr = shm_ptr,
