@@ -132,6 +132,22 @@ void gshmemi_coll_collect(const char *call, gshmemi_team_t *t, void *dest, const
     gshmemi_quiet_all(call);   /* the signals too: nothing is left to progress */
 }
 
+/* alltoall: block j of source into member j's dest at this member's block */
+typedef struct gshmemi_coll_blocks {
+    void *dest;
+    const void *source;
+    size_t block;
+} gshmemi_coll_blocks_t;
+
+static void gshmemi_coll_block_at(gshmemi_coll_t *c, void *arg, int j, void **dest,
+                                  const void **src)
+{
+    const gshmemi_coll_blocks_t *a = arg;
+    (void)c;
+    *dest = a->dest;
+    *src = (const char *)a->source + (size_t)j * a->block;
+}
+
 void gshmemi_coll_alltoalls(const char *call, gshmemi_team_t *t, void *dest, const void *source,
                             ptrdiff_t dst, ptrdiff_t sst, size_t elem_size, size_t nelems)
 {
@@ -141,18 +157,20 @@ void gshmemi_coll_alltoalls(const char *call, gshmemi_team_t *t, void *dest, con
     if (block == 0)
         return;
     gshmemi_coll_begin(call, t, &c);
-    int contiguous = dst == 1 && sst == 1;
-    for (int i = 0; i < t->size; i++) {
-        int j = (t->my_idx + i) % t->size;   /* self first: its copy is local */
-        char *d = (char *)dest + (size_t)t->my_idx * block * (size_t)dst;
-        const char *s = (const char *)source + (size_t)j * block * (size_t)sst;
-        if (contiguous)
-            gshmemi_coll_put_signal(&c, d, s, block, j);
-        else
+    char *d = (char *)dest + (size_t)t->my_idx * block * (size_t)dst;
+    if (dst == 1 && sst == 1) {
+        gshmemi_coll_blocks_t a = {d, source, block};
+        gshmemi_rma_put(call, d, (const char *)source + (size_t)t->my_idx * block, block,
+                        gshmemi_g.my_pe, 1);
+        gshmemi_coll_put_signal_each(&c, gshmemi_coll_block_at, &a, block);
+    } else {
+        for (int i = 0; i < t->size; i++) {
+            int j = (t->my_idx + i) % t->size;   /* self first: its copy is local */
+            const char *s = (const char *)source + (size_t)j * block * (size_t)sst;
             gshmemi_rma_strided(call, 1, d, s, dst, sst, elem_size, nelems, t->pes[j]);
-    }
-    if (!contiguous)
+        }
         gshmemi_coll_signal_others(&c);
+    }
     gshmemi_coll_wait_others(&c);
     gshmemi_quiet_all(call);
 }

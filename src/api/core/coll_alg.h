@@ -95,6 +95,14 @@ void gshmemi_coll_signal_others(gshmemi_coll_t *c);
  * _others: to every other member. */
 void gshmemi_coll_put_signal(gshmemi_coll_t *c, void *dest, const void *src, size_t n, int j);
 void gshmemi_coll_put_signal_others(gshmemi_coll_t *c, void *dest, const void *src, size_t n);
+/* _each: n bytes to every other member, where at(c, arg, j, &dest, &src)
+ * says (dest NULL: none to j; at may be asked twice per member and must
+ * answer the same); on a GPU heap (and where the data takes another transport than
+ * the signals) every put first, one quiet, then the signals. */
+typedef void gshmemi_coll_at_fn(gshmemi_coll_t *c, void *arg, int j, void **dest,
+                                const void **src);
+void gshmemi_coll_put_signal_each(gshmemi_coll_t *c, gshmemi_coll_at_fn *at, void *arg,
+                                  size_t n);
 /* Wait for k more signals from team PE j than this PE has waited for. */
 void gshmemi_coll_wait(gshmemi_coll_t *c, int j, uint64_t k);
 /* push_all: n (<= gshmemi_coll_push_room()) bytes of src into every

@@ -45,6 +45,22 @@ static void gshmemi_bcast_tree(gshmemi_coll_t *c, void *dest, const void *source
             gshmemi_coll_put_signal(c, dest, from, n, gshmemi_bcast_pe(t, root, v + a * m));
 }
 
+/* scatter + allgather's second step: this non-root's block to the other
+ * non-roots (none to the root, whose dest is the source) */
+typedef struct gshmemi_bcast_block {
+    int root;
+    void *block;
+} gshmemi_bcast_block_t;
+
+static void gshmemi_bcast_sag_at(gshmemi_coll_t *c, void *arg, int j, void **dest,
+                                 const void **src)
+{
+    const gshmemi_bcast_block_t *a = arg;
+    (void)c;
+    *dest = j == a->root ? NULL : a->block;
+    *src = a->block;
+}
+
 static void gshmemi_bcast_sag(gshmemi_coll_t *c, void *dest, const void *source, size_t n,
                               int root)
 {
@@ -62,9 +78,8 @@ static void gshmemi_bcast_sag(gshmemi_coll_t *c, void *dest, const void *source,
     }
     gshmemi_coll_split(n, 64, m, v - 1, &lo, &len);
     gshmemi_coll_wait(c, root, 1);
-    for (int i = 1; i < m; i++)
-        gshmemi_coll_put_signal(c, (char *)dest + lo, (char *)dest + lo, len,
-                                gshmemi_bcast_pe(t, root, (size_t)((v - 1 + i) % m + 1)));
+    gshmemi_bcast_block_t a = {root, (char *)dest + lo};
+    gshmemi_coll_put_signal_each(c, gshmemi_bcast_sag_at, &a, len);
     for (int i = 1; i < m; i++)
         gshmemi_coll_wait(c, gshmemi_bcast_pe(t, root, (size_t)((v - 1 + i) % m + 1)), 1);
 }

@@ -227,19 +227,25 @@ void gshmemi_coll_put_signal(gshmemi_coll_t *c, void *dest, const void *src, siz
     }
 }
 
-/* dest_at: this member's dest at team PE j (a member of the others). On
- * split paths the puts go first, one quiet, then their signals. */
-static void gshmemi_coll_put_signal_each(gshmemi_coll_t *c, void *(*dest_at)(gshmemi_coll_t *,
-                                                                             void *, int),
-                                         void *dest, const void *src, size_t n)
+/* Put and signal every other member, starting after this one: at gives
+ * member j's dest and source. On split paths, and on a GPU heap, the puts
+ * go first, one quiet, then their signals (a GPU heap as before put_count:
+ * over ofi's active messages a 300 KB reduce-scatter block's signal right
+ * behind its put was seen before the data, host_cuda::ofi_tcp_n4). */
+void gshmemi_coll_put_signal_each(gshmemi_coll_t *c, gshmemi_coll_at_fn *at, void *arg,
+                                  size_t n)
 {
     gshmemi_team_t *t = c->t;
-    int split = 0;
+    int gpu = gshmemi_g.heap.kind != GSHMEMI_HEAP_HOST, split = 0;
 
     for (int i = 1; i < t->size; i++) {
         int j = (t->my_idx + i) % t->size, pe = t->pes[j];
-        void *d = dest_at(c, dest, j);
-        if (n > 0 && gshmemi_coll_split_path(pe)) {
+        void *d;
+        const void *src;
+        at(c, arg, j, &d, &src);
+        if (d == NULL)
+            continue;
+        if (n > 0 && (gpu || gshmemi_coll_split_path(pe))) {
             gshmemi_rma_put(c->call, d, src, n, pe, 1);
             split = 1;
         } else {
@@ -251,20 +257,32 @@ static void gshmemi_coll_put_signal_each(gshmemi_coll_t *c, void *(*dest_at)(gsh
     gshmemi_quiet_all(c->call);
     for (int i = 1; i < t->size; i++) {
         int j = (t->my_idx + i) % t->size;
-        if (gshmemi_coll_split_path(t->pes[j]))
+        void *d;
+        const void *src;
+        at(c, arg, j, &d, &src);
+        if (d != NULL && (gpu || gshmemi_coll_split_path(t->pes[j])))
             gshmemi_coll_signal(c, j);
     }
 }
 
-static void *gshmemi_coll_same_dest(gshmemi_coll_t *c, void *dest, int j)
+typedef struct gshmemi_coll_same {
+    void *dest;
+    const void *src;
+} gshmemi_coll_same_t;
+
+static void gshmemi_coll_same_at(gshmemi_coll_t *c, void *arg, int j, void **dest,
+                                 const void **src)
 {
+    const gshmemi_coll_same_t *a = arg;
     (void)c, (void)j;
-    return dest;
+    *dest = a->dest;
+    *src = a->src;
 }
 
 void gshmemi_coll_put_signal_others(gshmemi_coll_t *c, void *dest, const void *src, size_t n)
 {
-    gshmemi_coll_put_signal_each(c, gshmemi_coll_same_dest, dest, src, n);
+    gshmemi_coll_same_t a = {dest, src};
+    gshmemi_coll_put_signal_each(c, gshmemi_coll_same_at, &a, n);
 }
 
 void gshmemi_coll_wait(gshmemi_coll_t *c, int j, uint64_t k)
@@ -281,16 +299,19 @@ static unsigned char *gshmemi_coll_push_slot(gshmemi_coll_t *c, uint64_t k, int 
     return c->st->push + i * gshmemi_coll_room;
 }
 
-/* This PE's next push slot at team PE j. */
-static void *gshmemi_coll_push_dest(gshmemi_coll_t *c, void *unused, int j)
+/* This PE's next push slot at team PE j (push_all counts it after), and src. */
+static void gshmemi_coll_push_at(gshmemi_coll_t *c, void *arg, int j, void **dest,
+                                 const void **src)
 {
-    (void)unused;
-    return gshmemi_coll_push_slot(c, c->st->pushed[c->t->pes[j]]++, gshmemi_g.my_pe);
+    *dest = gshmemi_coll_push_slot(c, c->st->pushed[c->t->pes[j]], gshmemi_g.my_pe);
+    *src = arg;
 }
 
 void gshmemi_coll_push_all(gshmemi_coll_t *c, const void *src, size_t n)
 {
-    gshmemi_coll_put_signal_each(c, gshmemi_coll_push_dest, NULL, src, n);
+    gshmemi_coll_put_signal_each(c, gshmemi_coll_push_at, (void *)src, n);
+    for (int i = 1; i < c->t->size; i++)
+        c->st->pushed[c->t->pes[(c->t->my_idx + i) % c->t->size]]++;
 }
 
 const void *gshmemi_coll_push_take(gshmemi_coll_t *c, int j, size_t n, void *out)
