@@ -39,6 +39,23 @@ Test(coll_ref, ofi_tcp_2_3_4, .timeout = 900)
     run_ref("ofi-tcp", 3, "GSHMEM_OFI_CQ_DATA=0", NULL, NULL);
 }
 
+/* The sockets provider advertises 8-byte CQ data too, but collectives
+ * whose signals rode in writes over it never ended: only the tcp provider
+ * carries them, sockets takes the atomic (each op checked, then timed: a
+ * few milliseconds each at 2 PEs there, tens at 3). */
+Test(coll_ref, ofi_sockets_signals_by_atomics, .timeout = 120)
+{
+    test_run_t r = test_run("GSHMEM_HEAP=host GSHMEM_TRANSPORTS=ofi GSHMEM_OFI_PROVIDER=sockets "
+                            "FI_SOCKETS_IFACE=lo GSHMEM_DEBUG=INFO GSHMEM_DEBUG_SUBSYS=TRANSPORT",
+                            "%B/tools/gshmemrun/gshmemrun -n 2 %B/apps/perf/host/gshmem-perf-coll "
+                            "-O broadcast,fcollect,sum_reduce -b 8 -e 64 -f 8 -n 5 -w 1 --quiet",
+                            90);
+    cr_expect(r.status == 0 && test_count_of(r.output, "counts by atomics") == 2,
+              "collectives over sockets: status %d, want 0 and 2 'counts by atomics' lines:\n%s",
+              r.status, test_tail(&r));
+    test_run_free(&r);
+}
+
 Test(coll_ref, shm_5_8, .timeout = 900)
 {
     run_ref("shm", 5, "", NULL, NULL);

@@ -379,8 +379,12 @@ int ofi_info_select(ofi_state_t *s, const gshmemi_tp_env_t *env)
         ofi_info_record(s, info, tries[i / 2].flags);
         s->has_waw = waw && (info->tx_attr->msg_order & FI_ORDER_WAW) &&
                      info->ep_attr->max_order_waw_size == SIZE_MAX;
-        /* the target's CPU adds the count: host heaps only */
+        /* the target's CPU adds the count: host heaps only. The tcp
+         * provider only (with or without ofi_rxm), the one tried: sockets
+         * advertises 8-byte CQ data too, but a collective whose counts
+         * rode in writes over it never ended (GSHMEM_OFI_CQ_DATA). */
         s->has_cq_data = env->cfg->ofi_cq_data && !s->has_waw &&
+                         strncmp(info->fabric_attr->prov_name, "tcp", 3) == 0 &&
                          env->heap->kind != GSHMEMI_HEAP_CUDA &&
                          info->domain_attr->cq_data_size >= sizeof(uint64_t) &&
                          !(info->mode & FI_RX_CQ_DATA);
