@@ -471,8 +471,11 @@ static void run_reductions(const group_t *g)
         push = room;
     for (size_t c = 0; c < n_cases; c++) {
         size_t p = push / cases[c].size, last = 0;   /* p: the push's largest count */
-        size_t counts[] = {1, 7, 8, p > 1 ? p - 1 : 0, p, p + 1, 4 * p + 13};
-        for (int k = 0; k < 7; k++)
+        /* r: about where the blocks of a reduce-scatter outgrow one push
+         * (reduce.c's push reduce-scatter over a network) */
+        size_t r = room * (size_t)(g->n > 1 ? g->n : 2) / cases[c].size;
+        size_t counts[] = {1, 7, 8, p > 1 ? p - 1 : 0, p, p + 1, 4 * p + 13, r - 65, r, r + 65};
+        for (int k = 0; k < 10; k++)
             if (counts[k] > last) {
                 cases[c].check(g, counts[k], k % 2, cases[c].call);
                 last = counts[k];

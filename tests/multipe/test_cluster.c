@@ -373,7 +373,8 @@ static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
 
 /* Across 2 nodes x 2 PEs, under mpirun with the PMIx bootstrap and under
  * the unique-ID bootstrap: the host API suites (RMA, AMOs, collectives,
- * OpenSHMEM 1.5's calls value by value, teams, symmetric globals and their
+ * every collective and reduction against serial references across the
+ * thresholds, shm inside a node and ofi across, OpenSHMEM 1.5's calls value by value, teams, symmetric globals and their
  * locks, shmem.h's older calls) and both apps on CPU PEs. Under the MPI
  * bootstrap: three of them and an MPI program that uses MPI and gshmem
  * together (pe_mpi_comm: gshmem initialized from a duplicate of
@@ -381,6 +382,7 @@ static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
 static const cl_job_t cl_jobs_2x2[] = {
     CL_PE("pe_api_amo", "", CL_TP_OF),
     CL_PE("pe_api_coll", "", CL_TP_OF),
+    CL_PE("pe_api_coll_ref", "", CL_TP_OF),
     CL_PE("pe_api_rma", "", CL_TP_OF),
     CL_PE("pe_api_shmem15", "", CL_TP_OF),
     CL_PE("pe_api_teams", "", CL_TP_OF),

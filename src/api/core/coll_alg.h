@@ -112,6 +112,12 @@ void gshmemi_coll_wait(gshmemi_coll_t *c, int j, uint64_t k);
  * push_all. Every member takes every other member's push, in any order,
  * before its next push_all (two buffers: coll_scratch.c). */
 void gshmemi_coll_push_all(gshmemi_coll_t *c, const void *src, size_t n);
+/* One member's part of a push round in which every member pushes to every
+ * other member once (each its own bytes): n bytes of src to team PE j. */
+void gshmemi_coll_push_to(gshmemi_coll_t *c, int j, const void *src, size_t n);
+/* 1 on a host heap with a member this PE cannot load from (a network
+ * transport: ofi); the same on every member, as the transports' reach is. */
+int gshmemi_coll_over_network(gshmemi_coll_t *c);
 const void *gshmemi_coll_push_take(gshmemi_coll_t *c, int j, size_t n, void *out);
 
 /* Where the host may read team PE j's copy of the symmetric object sym

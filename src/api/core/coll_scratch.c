@@ -307,6 +307,23 @@ static void gshmemi_coll_push_at(gshmemi_coll_t *c, void *arg, int j, void **des
     *src = arg;
 }
 
+void gshmemi_coll_push_to(gshmemi_coll_t *c, int j, const void *src, size_t n)
+{
+    int pe = c->t->pes[j];
+    gshmemi_coll_put_signal(c, gshmemi_coll_push_slot(c, c->st->pushed[pe]++, gshmemi_g.my_pe),
+                            src, n, j);
+}
+
+int gshmemi_coll_over_network(gshmemi_coll_t *c)
+{
+    if (gshmemi_g.heap.kind != GSHMEMI_HEAP_HOST)
+        return 0;
+    for (int j = 0; j < c->t->size; j++)
+        if (gshmemi_coll_peer_ptr(c, j, c->st->sig) == NULL)
+            return 1;
+    return 0;
+}
+
 void gshmemi_coll_push_all(gshmemi_coll_t *c, const void *src, size_t n)
 {
     gshmemi_coll_put_signal_each(c, gshmemi_coll_push_at, (void *)src, n);

@@ -104,6 +104,48 @@ static void gshmemi_reduce_rsag(gshmemi_coll_t *c, void *dest, const void *sourc
         gshmemi_coll_wait(c, (t->my_idx + t->size - i) % t->size, 1);
 }
 
+/* Reduce-scatter by push + allgather, over a network where every block
+ * fits one push: each member pushes block j of its source to member j
+ * (no "source ready" round, no gets), combines the blocks pushed to it in
+ * team order, then puts its block with a signal to every other member. */
+static void gshmemi_reduce_rs_push(gshmemi_coll_t *c, void *dest, const void *source,
+                                   size_t nreduce, size_t size, gshmemi_red_fn *fn)
+{
+    gshmemi_team_t *t = c->t;
+    size_t unit = size >= 64 ? 1 : 64 / size, lo, len;
+
+    for (int i = 1; i < t->size; i++) {
+        int j = (t->my_idx + i) % t->size;
+        gshmemi_coll_split(nreduce, unit, t->size, j, &lo, &len);
+        gshmemi_coll_push_to(c, j, (const char *)source + lo * size, len * size);
+    }
+    gshmemi_coll_split(nreduce, unit, t->size, t->my_idx, &lo, &len);
+    size_t bytes = len * size;
+    unsigned char *acc = gshmemi_coll_buf(c, 2 * bytes);
+    for (int j = 0; j < t->size; j++) {
+        const void *x = j == t->my_idx ? (const char *)source + lo * size
+                                       : gshmemi_coll_push_take(c, j, bytes, acc + bytes);
+        if (j == 0)
+            memcpy(acc, x, bytes);
+        else if (bytes > 0)
+            fn(acc, x, len);
+    }
+    void *d = (char *)dest + lo * size;
+    gshmemi_coll_put_signal_others(c, d, acc, bytes);
+    if (bytes > 0)
+        gshmemi_sym_write(c->call, d, acc, bytes);
+    for (int i = 1; i < t->size; i++)
+        gshmemi_coll_wait(c, (t->my_idx + t->size - i) % t->size, 1);
+}
+
+/* The largest block of a reduce-scatter of nreduce elements, in bytes. */
+static size_t gshmemi_reduce_block_max(size_t nreduce, size_t size, int n)
+{
+    size_t unit = size >= 64 ? 1 : 64 / size, lo, len;
+    gshmemi_coll_split(nreduce, unit, n, 0, &lo, &len);
+    return len * size;
+}
+
 /* The reduction on team t (this PE a member). */
 static int gshmemi_reduce(const char *call, gshmemi_team_t *t, void *dest, const void *source,
                           size_t nreduce, size_t size, gshmemi_red_fn *fn)
@@ -125,6 +167,9 @@ static int gshmemi_reduce(const char *call, gshmemi_team_t *t, void *dest, const
     else if (bytes <= gshmemi_coll_tune.reduce_push_max[gshmemi_coll_class(t->size)] &&
              bytes <= gshmemi_coll_push_room())
         gshmemi_reduce_push(&c, dest, source, nreduce, bytes, fn);
+    else if (gshmemi_reduce_block_max(nreduce, size, t->size) <= gshmemi_coll_push_room() &&
+             gshmemi_coll_over_network(&c))
+        gshmemi_reduce_rs_push(&c, dest, source, nreduce, size, fn);
     else
         gshmemi_reduce_rsag(&c, dest, source, nreduce, size, fn);
     gshmemi_quiet_all(call);
