@@ -374,8 +374,8 @@ static void cl_check_job(const char *boot, const cl_job_t *job, test_run_t *rp)
 /* Across 2 nodes x 2 PEs, under mpirun with the PMIx bootstrap and under
  * the unique-ID bootstrap: the host API suites (RMA, AMOs, collectives,
  * every collective and reduction against serial references across the
- * thresholds, shm inside a node and ofi across, OpenSHMEM 1.5's calls value by value, teams, symmetric globals and their
- * locks, shmem.h's older calls) and both apps on CPU PEs. Under the MPI
+ * thresholds, shm inside a node and ofi across, OpenSHMEM 1.5's calls
+ * value by value, teams, symmetric globals and their locks, shmem.h's older calls) and both apps on CPU PEs. Under the MPI
  * bootstrap: three of them and an MPI program that uses MPI and gshmem
  * together (pe_mpi_comm: gshmem initialized from a duplicate of
  * MPI_COMM_WORLD, its collectives checked against MPI's). */

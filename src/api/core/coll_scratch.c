@@ -199,14 +199,6 @@ static int gshmemi_coll_split_path(int pe)
     return gshmemi_g.pe_tp[pe] != gshmemi_amo_tp_of(pe);
 }
 
-/* Put and count to team PE j (not this PE, n > 0) on one path. */
-static void gshmemi_coll_put_count(gshmemi_coll_t *c, void *dest, const void *src, size_t n,
-                                   int pe)
-{
-    gshmemi_check_local(c->call, "source", src, n, pe);
-    gshmemi_coll_count(c, pe, gshmemi_check_sym(c->call, "dest", dest, n), src, n);
-}
-
 void gshmemi_coll_put_signal(gshmemi_coll_t *c, void *dest, const void *src, size_t n, int j)
 {
     int pe = c->t->pes[j];
@@ -222,8 +214,9 @@ void gshmemi_coll_put_signal(gshmemi_coll_t *c, void *dest, const void *src, siz
         if (rc != 0)
             gshmemi_tp_fatal(c->call, dtp, rc, "completing the data before a signal", pe);
         gshmemi_coll_count(c, pe, 0, NULL, 0);
-    } else {
-        gshmemi_coll_put_count(c, dest, src, n, pe);
+    } else {   /* one path: the data and its count together */
+        gshmemi_check_local(c->call, "source", src, n, pe);
+        gshmemi_coll_count(c, pe, gshmemi_check_sym(c->call, "dest", dest, n), src, n);
     }
 }
 

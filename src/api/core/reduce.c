@@ -84,12 +84,18 @@ static void gshmemi_reduce_share(gshmemi_coll_t *c, unsigned char *acc, unsigned
     }
 }
 
+/* The shares' unit in elements of size bytes: whole cache lines. */
+static size_t gshmemi_reduce_unit(size_t size)
+{
+    return size >= 64 ? 1 : 64 / size;
+}
+
 /* Reduce-scatter + allgather. */
 static void gshmemi_reduce_rsag(gshmemi_coll_t *c, void *dest, const void *source,
                                 size_t nreduce, size_t size, gshmemi_red_fn *fn)
 {
     gshmemi_team_t *t = c->t;
-    size_t unit = size >= 64 ? 1 : 64 / size, lo, len;
+    size_t unit = gshmemi_reduce_unit(size), lo, len;
 
     gshmemi_coll_split(nreduce, unit, t->size, t->my_idx, &lo, &len);
     size_t bytes = len * size;
@@ -112,7 +118,7 @@ static void gshmemi_reduce_rs_push(gshmemi_coll_t *c, void *dest, const void *so
                                    size_t nreduce, size_t size, gshmemi_red_fn *fn)
 {
     gshmemi_team_t *t = c->t;
-    size_t unit = size >= 64 ? 1 : 64 / size, lo, len;
+    size_t unit = gshmemi_reduce_unit(size), lo, len;
 
     for (int i = 1; i < t->size; i++) {
         int j = (t->my_idx + i) % t->size;
@@ -141,7 +147,7 @@ static void gshmemi_reduce_rs_push(gshmemi_coll_t *c, void *dest, const void *so
 /* The largest block of a reduce-scatter of nreduce elements, in bytes. */
 static size_t gshmemi_reduce_block_max(size_t nreduce, size_t size, int n)
 {
-    size_t unit = size >= 64 ? 1 : 64 / size, lo, len;
+    size_t unit = gshmemi_reduce_unit(size), lo, len;
     gshmemi_coll_split(nreduce, unit, n, 0, &lo, &len);
     return len * size;
 }

@@ -330,7 +330,8 @@ void ofi_cq_nap(ofi_state_t *s, struct fid_cq *cq, int fd, uint64_t ns)
 int ofi_cq_open(ofi_state_t *s, struct fid_domain *domain, int want_fd, struct fid_cq **cq_p,
                 int *fd_p)
 {
-    struct fi_cq_attr attr = {.format = FI_CQ_FORMAT_DATA,   /* peers' counts: CQ data */ .wait_obj = FI_WAIT_NONE,
+    /* the data format: peers' counts come as remote CQ data (ofi_count_landed) */
+    struct fi_cq_attr attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE,
                               .size = OFI_ARENA_OPS + 64};
     struct fid_cq *cq = NULL;
     *fd_p = -1;
