@@ -23,6 +23,7 @@ jobs=$(nproc)
 # Each stage's wall time, printed as it ends and again at the end, so a
 # slow CI run says where its time went.
 stage_times=()
+run_rcs=()
 stage_t0=$SECONDS
 stage_done() {  # name: records the time since the previous stage ended
   local t=$((SECONDS - stage_t0))
@@ -93,7 +94,7 @@ status=$layers_rc
 echo "== tests: ASan+UBSan build =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
-  build-asan/tests/gshmem-tests --jobs "$jobs" 2>&1 | tee build-asan/tests.log || status=1
+  build-asan/tests/gshmem-tests --jobs "$jobs" 2>&1 | tee build-asan/tests.log || { run_rcs+=("ASan+UBSan run: exit ${PIPESTATUS[0]}"); status=1; }
 stage_done "tests (ASan+UBSan)"
 # ThreadSanitizer on the ofi active-message path (its rails' threads), a
 # host heap: the path is compiled in CUDA builds only.
@@ -113,23 +114,29 @@ stage_done "ThreadSanitizer (build and runs)"
 echo "== tests: normal build =="
 # --verbose lists every test, so the GPU tests' skip reasons are visible.
 build/tests/gshmem-tests --jobs "$jobs" --verbose --filter '!(wait_slow/*)' 2>&1 |
-  tee build/tests.log || status=1
+  tee build/tests.log || { run_rcs+=("normal run: exit ${PIPESTATUS[0]}"); status=1; }
 echo "== tests: wait_slow (ran beside the ASan build) =="
 wait_slow_rc=0
 wait "$wait_slow_pid" || wait_slow_rc=$?
 cat build/wait-slow.log
-[ "$wait_slow_rc" -eq 0 ] || status=1
+[ "$wait_slow_rc" -eq 0 ] || { status=1; run_rcs+=("wait_slow run: exit $wait_slow_rc"); }
 stage_done "tests (normal)"
 # The failed tests of every Criterion run, by name, so the end of a failed
-# run's log says which they were.
-failed=$(grep -h -E -A14 '^\[FAIL\]|: Assertion Failed' build-asan/tests.log build/tests.log build/wait-slow.log \
-           2>/dev/null | head -200 || true)
+# run's log says which they were: failed assertions, crashes, timeouts,
+# Criterion's warnings (a crash in a test's setup or teardown, a
+# cr_log_warn: each makes the run exit 1 with no [FAIL] line) and sanitizer
+# reports.
+logs=(build-asan/tests.log build/tests.log build/wait-slow.log)
+failed=$(grep -h -E -A14 '^\[FAIL\]|^\[WARN\]|: Assertion Failed|Warning! The test|^(==[0-9]+==)?ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|runtime error:' \
+           "${logs[@]}" 2>/dev/null | head -200 || true)
 echo "== stage times =="
 printf '%s\n' "${stage_times[@]}"
 echo "$hip_status"
 echo "$layers_status"
 echo "$layers_self_test"
 echo "$tsan_status"
+grep -H 'Synthesis:' "${logs[@]}" 2>/dev/null || true
+[ "${#run_rcs[@]}" -eq 0 ] || printf '%s\n' "${run_rcs[@]}"
 if [ -n "$failed" ]; then
   echo "== failed tests (ASan+UBSan, normal and wait_slow runs) =="
   printf '%s\n' "$failed"

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -370,6 +371,18 @@ void test_require_gpu(const char *probe_prog, const char *probe_args)
 
     snprintf(rel, sizeof rel, "tests/pe/%s", probe_prog);
     test_require_gpu_at(rel, probe_args);
+}
+
+void test_note(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "[NOTE] %s\n", line);
+    fflush(stderr);
 }
 
 void test_cap_start(test_cap_t *c)

@@ -102,6 +102,11 @@ int test_count_of(const char *hay, const char *needle);
 
 /* ---- Criterion helpers (skip or fail the calling test) ---------------- */
 
+/* A note in the test's output (a retry, a relaxed bound on a loaded
+ * machine): "[NOTE] <text>" on stderr, one line. Not cr_log_warn: every
+ * Criterion warning makes the run exit non-zero with all tests passing. */
+void test_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Skips the calling test, "no CUDA build: <path> does not exist (configure
  * with -DGSHMEM_ENABLE_CUDA=ON)", when <build>/<rel> was not built. */
 void test_require_built(const char *rel);
