@@ -161,10 +161,12 @@ int ofi_rma_put_value(gshmemi_transport_t *tp, int pe, uint64_t dst_off, const v
     return ofi_rma_put_from(tp, pe, dst_off, src, n, 1, 1);
 }
 
-/* A flag: an injected write with no delivery-complete asked, so the target
- * sends no acknowledgement and nothing waits for one (only its local
- * completion is counted, on the channel). Over active messages, and where
- * 8 bytes cannot be injected: an atomic set. */
+/* A flag: fi_inject_write, which asks for no delivery-complete (the target
+ * sends no acknowledgement) and makes no completion at all: nothing waits
+ * for it, and no CQ entry wakes the CQ's wait fd (over tcp;ofi_rxm each
+ * entry was a pipe write, and its reset a read, per flag). Errors still come
+ * as CQ error entries. Over active messages, and where 8 bytes cannot be
+ * injected: an atomic set. */
 int ofi_rma_flag_set(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t value)
 {
     ofi_state_t *s = ofi_state(tp);
@@ -172,9 +174,19 @@ int ofi_rma_flag_set(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t val
     GSHMEMI_CHECK(ofi_check_range(s, off, sizeof value, "flag set", pe));
     if (s->am_mode || s->inject_size < sizeof value)
         return gshmemi_tp_flag_set_by_amo(tp, pe, off, value);
-    ofi_chan_t *ch = ofi_chan_of(tp);
-    ofi_op_t *op = ofi_op_get(s, &ch->nbi, OFI_OP_PUT, pe, off, sizeof value);
-    return ofi_rma_post(s, op, &value, NULL, FI_COMPLETION | FI_INJECT);
+    ofi_peer_t *peer = &s->peers[pe];
+    ssize_t rc;
+    for (;;) {
+        rc = fi_inject_write(s->ep, &value, sizeof value, peer->addr,
+                             ofi_raddr(peer, s->mr_virt, off), peer->key);
+        if (rc != -FI_EAGAIN || ofi_progress_once(s) == GSHMEM_ERR_NOT_INITIALIZED)
+            break;
+    }
+    if (rc == 0)
+        return 0;
+    GSHMEMI_ERROR(OFI_SUBSYS, "ofi: a flag write to PE %d at heap offset %llu failed: %s", pe,
+                  (unsigned long long)off, fi_strerror((int)-rc));
+    return GSHMEM_ERR_TRANSPORT;
 }
 
 /* Where the target reports writes that carry CQ data (has_cq_data), the
