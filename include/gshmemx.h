@@ -152,14 +152,16 @@ GSHMEMI_REDUCE_EACH(GSHMEMI_SDECL_REDUCE)
 static inline int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block,
                                             void **args, size_t shmem, cudaStream_t stream);
 
-/* Internal, for the inline body above: logs and turns the occupancy
+/* Not for programs (the inline body above calls it, so it carries an
+ * exported prefix: the library exports only gshmem_, gshmemx_, shmem_ and
+ * nvshmem names): logs and turns the occupancy
  * figures (max_per_sm blocks per SM, n_sms SMs, cooperative: the device
  * attribute; cuda_error: a failed query, 0 if none) into a status. */
-int gshmemi_collective_launch_check(unsigned long long grid_blocks, unsigned block_threads,
+int gshmemx_collective_launch_check(unsigned long long grid_blocks, unsigned block_threads,
                                     size_t shmem, int max_per_sm, int n_sms, int cooperative,
                                     int cuda_error);
 /* Internal: the status of the launch itself (cuda_error 0: success). */
-int gshmemi_collective_launch_result(unsigned long long grid_blocks, int cuda_error);
+int gshmemx_collective_launch_result(unsigned long long grid_blocks, int cuda_error);
 
 #ifdef __cplusplus
 }

@@ -11,8 +11,10 @@
 # preprocessing (nvcc -E, or c++ -E with the CUDA headers found by NVCC or
 # CUDA_HOME), so a function added to gshmem gets its NVSHMEM name when this
 # runs again. Left out (SKIP below): names NVSHMEM spells or means
-# differently, which include/gshmem/nvshmem_compat.h defines by hand, and
-# gshmem's own components (aggregator, staging, contexts).
+# differently, which include/gshmem/nvshmem_compat.h defines by hand,
+# gshmem's own components (aggregator, staging, contexts), and the library
+# functions that only the headers' inline code calls (device_state_*,
+# collective_launch_check/_result: exported, so they carry gshmemx_).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -24,7 +26,7 @@ case ${1:-} in
 *) out=$1 ;;
 esac
 
-SKIP='^gshmemx?_(info|info_free|init|init_attr|init_thread|finalize|initialized|register|unregister|agg_.*|stage_.*|ctx_.*|queue_status|pcontrol|team_create_ctx)$'
+SKIP='^gshmemx?_(info|info_free|init|init_attr|init_thread|finalize|initialized|register|unregister|agg_.*|stage_.*|ctx_.*|queue_status|pcontrol|team_create_ctx|device_state_.*|collective_launch_(check|result))$'
 
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 stub=$(mktemp --suffix=.cu)

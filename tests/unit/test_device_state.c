@@ -67,17 +67,17 @@ Test(device_state, register_then_publish_then_late_register)
     ds_require_usable();
     gshmemi_dev_state_t s = state_of(3, 8);
 
-    cr_assert_eq(gshmemi_device_state_register(cb_a), 0);
+    cr_assert_eq(gshmemx_device_state_register(cb_a), 0);
     cr_assert_eq(calls_a, 0, "nothing published yet, but the callback ran %d times", calls_a);
     cr_assert_eq(gshmemi_device_state_publish(&s), 0);
     cr_assert_eq(calls_a, 1);
     cr_assert_eq(seen_a.my_pe, 3);
     cr_assert_eq(seen_a.n_pes, 8);
     /* a module loaded after init gets the state at once */
-    cr_assert_eq(gshmemi_device_state_register(cb_b), 0);
+    cr_assert_eq(gshmemx_device_state_register(cb_b), 0);
     cr_assert_eq(calls_b, 1, "late registration: callback ran %d times, want 1", calls_b);
     /* an unloaded module is not called again */
-    gshmemi_device_state_unregister(cb_a);
+    gshmemx_device_state_unregister(cb_a);
     s = state_of(4, 8);
     cr_assert_eq(gshmemi_device_state_publish(&s), 0);
     cr_assert_eq(calls_a, 1, "unregistered callback ran again (%d)", calls_a);
@@ -89,7 +89,7 @@ Test(device_state, many_modules)
     ds_require_usable();
     gshmemi_dev_state_t s = state_of(0, 2);
     for (int i = 0; i < 40; i++)
-        cr_assert_eq(gshmemi_device_state_register(cb_b), 0);
+        cr_assert_eq(gshmemx_device_state_register(cb_b), 0);
     cr_assert_eq(gshmemi_device_state_publish(&s), 0);
     cr_assert_eq(calls_b, 40);
 }
@@ -99,8 +99,8 @@ Test(device_state, bad_arguments)
     ds_require_usable();
     gshmemi_dev_state_t s = state_of(0, 2);
 
-    cr_assert_eq(gshmemi_device_state_register(NULL), GSHMEM_ERR_INVALID_ARG);
-    cr_assert_eq(gshmemi_device_state_register(cb_a), 0);
+    cr_assert_eq(gshmemx_device_state_register(NULL), GSHMEM_ERR_INVALID_ARG);
+    cr_assert_eq(gshmemx_device_state_register(cb_a), 0);
     s.abi = GSHMEMI_DEV_STATE_ABI + 1;
     cr_assert_eq(gshmemi_device_state_publish(&s), GSHMEM_ERR_INVALID_ARG);
     s.abi = GSHMEMI_DEV_STATE_ABI;
@@ -115,12 +115,12 @@ Test(device_state, failing_copy_is_reported_and_others_still_run)
     ds_require_usable();
     gshmemi_dev_state_t s = state_of(1, 2);
 
-    cr_assert_eq(gshmemi_device_state_register(cb_fail), 0);
-    cr_assert_eq(gshmemi_device_state_register(cb_a), 0);
+    cr_assert_eq(gshmemx_device_state_register(cb_fail), 0);
+    cr_assert_eq(gshmemx_device_state_register(cb_a), 0);
     cr_assert_eq(gshmemi_device_state_publish(&s), GSHMEM_ERR_NO_DEVICE);
     cr_assert_eq(calls_a, 1);
     /* a late registration that fails reports it too */
-    cr_assert_eq(gshmemi_device_state_register(cb_fail), GSHMEM_ERR_NO_DEVICE);
+    cr_assert_eq(gshmemx_device_state_register(cb_fail), GSHMEM_ERR_NO_DEVICE);
 }
 
 /* The device descriptor's stride of a team (world PEs ascending): 0 when

@@ -45,8 +45,8 @@ static int gshmemi_dstate_sync(const gshmemi_dev_state_t *s)
  * state copied at once. Its destructor forgets the TU at unload. */
 namespace {
 struct gshmemi_dstate_registration {
-    gshmemi_dstate_registration() { (void)gshmemi_device_state_register(gshmemi_dstate_sync); }
-    ~gshmemi_dstate_registration() { gshmemi_device_state_unregister(gshmemi_dstate_sync); }
+    gshmemi_dstate_registration() { (void)gshmemx_device_state_register(gshmemi_dstate_sync); }
+    ~gshmemi_dstate_registration() { gshmemx_device_state_unregister(gshmemi_dstate_sync); }
 };
 }
 static gshmemi_dstate_registration gshmemi_dstate_registration_obj;

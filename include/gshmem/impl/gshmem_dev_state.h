@@ -120,11 +120,13 @@ typedef struct gshmemi_dev_state {
 /* Copies *s into one TU's __constant__ state; returns 0 or a cudaError_t. */
 typedef int (*gshmemi_dev_state_sync_fn)(const gshmemi_dev_state_t *s);
 
-/* Library side (src/api/core/device_state.c). register: records fn and, when
+/* Library side (src/api/core/device_state.c); register and unregister are
+ * called by every device TU's static object (gshmem_dev_common.h), so they
+ * carry an exported prefix. register: records fn and, when
  * a state is published, calls it at once (its error is logged). Returns 0
  * or a negative gshmem_status_t. unregister: forgets fn (TU unloaded). */
-int gshmemi_device_state_register(gshmemi_dev_state_sync_fn fn);
-void gshmemi_device_state_unregister(gshmemi_dev_state_sync_fn fn);
+int gshmemx_device_state_register(gshmemi_dev_state_sync_fn fn);
+void gshmemx_device_state_unregister(gshmemi_dev_state_sync_fn fn);
 /* Keeps a copy of *s and calls every registered fn with it. Returns 0, or
  * GSHMEM_ERR_NO_DEVICE when a copy failed (logged with the CUDA error). */
 int gshmemi_device_state_publish(const gshmemi_dev_state_t *s);

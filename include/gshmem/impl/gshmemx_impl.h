@@ -26,11 +26,11 @@ static inline int gshmemx_collective_launch(const void *func, dim3 grid, dim3 bl
         e = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev);
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)nt, shmem);
-    int rc = gshmemi_collective_launch_check(nb, nt, shmem, per_sm, sms, coop, (int)e);
+    int rc = gshmemx_collective_launch_check(nb, nt, shmem, per_sm, sms, coop, (int)e);
     if (rc != 0)
         return rc;
     e = cudaLaunchCooperativeKernel(func, grid, block, args, shmem, stream);
-    return gshmemi_collective_launch_result(nb, (int)e);
+    return gshmemx_collective_launch_result(nb, (int)e);
 }
 
 #ifdef __cplusplus

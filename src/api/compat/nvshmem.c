@@ -256,8 +256,8 @@ int gshmemx_cumodule_init(void *module)
     pthread_mutex_unlock(&gshmemi_nv_lock);
     /* registering copies a published state at once, to every module so
      * far (the callback's list): registered again for each new module */
-    gshmemi_device_state_unregister(gshmemi_nv_modules_sync);
-    return gshmemi_device_state_register(gshmemi_nv_modules_sync);
+    gshmemx_device_state_unregister(gshmemi_nv_modules_sync);
+    return gshmemx_device_state_register(gshmemi_nv_modules_sync);
 #else
     (void)module;
     GSHMEMI_ERROR(GSHMEMI_SUBSYS_INIT, "nvshmemx_cumodule_init: gshmem was built without CUDA");

@@ -1,5 +1,5 @@
 /* device_state.c: the registry of the device API's per-TU state copies
- * (gshmemi_device_state_register / _publish) and the state's construction
+ * (gshmemx_device_state_register / _publish) and the state's construction
  * at init (gshmemi_device_state_setup / _teardown). */
 #include <pthread.h>
 #include <stdlib.h>
@@ -43,7 +43,7 @@ static int gshmemi_dstate_call(gshmemi_dev_state_sync_fn fn)
     return GSHMEM_SUCCESS;
 }
 
-int gshmemi_device_state_register(gshmemi_dev_state_sync_fn fn)
+int gshmemx_device_state_register(gshmemi_dev_state_sync_fn fn)
 {
     int rc = GSHMEM_SUCCESS;
 
@@ -69,7 +69,7 @@ int gshmemi_device_state_register(gshmemi_dev_state_sync_fn fn)
     return rc;
 }
 
-void gshmemi_device_state_unregister(gshmemi_dev_state_sync_fn fn)
+void gshmemx_device_state_unregister(gshmemi_dev_state_sync_fn fn)
 {
     pthread_mutex_lock(&gshmemi_dstate_lock);
     for (size_t i = 0; i < gshmemi_dstate_n; i++) {

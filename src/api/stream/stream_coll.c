@@ -24,7 +24,7 @@ static int gshmemi_cl_status(cudaError_t e)
     }
 }
 
-int gshmemi_collective_launch_check(unsigned long long grid_blocks, unsigned block_threads,
+int gshmemx_collective_launch_check(unsigned long long grid_blocks, unsigned block_threads,
                                     size_t shmem, int max_per_sm, int n_sms, int cooperative,
                                     int cuda_error)
 {
@@ -54,7 +54,7 @@ int gshmemi_collective_launch_check(unsigned long long grid_blocks, unsigned blo
     return GSHMEM_SUCCESS;
 }
 
-int gshmemi_collective_launch_result(unsigned long long grid_blocks, int cuda_error)
+int gshmemx_collective_launch_result(unsigned long long grid_blocks, int cuda_error)
 {
     if (cuda_error == 0)
         return GSHMEM_SUCCESS;
