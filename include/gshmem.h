@@ -493,6 +493,17 @@ GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_DECL_RED)
     X(INT, unsigned long, ulong) X(INT, unsigned long long, ulonglong)            \
     X(INT, size_t, size)
 GSHMEMI_REDUCE_CTYPES(GSHMEMI_DECL_RED)
+/* Reduce-scatters (NVSHMEM's): source holds n_members * nreduce elements;
+ * team PE k's dest[j] is element j of block k of every member's source,
+ * combined in team order (the reductions' bits for those elements). The
+ * device API's types and ops (impl/gshmem_coll_types.h); dest must not
+ * overlap source; a source may be reused once the call returns. The same
+ * names are kernel calls in gshmem_device.h. */
+#define GSHMEMI_DECL_REDUCESCATTER_OP(T, N, OP)                                   \
+    int gshmem_##N##_##OP##_reducescatter(gshmem_team_t team, T *dest, const T *source, \
+                                          size_t nreduce);
+GSHMEMI_REDUCE_EACH(GSHMEMI_DECL_REDUCESCATTER_OP)
+#undef GSHMEMI_DECL_REDUCESCATTER_OP
 /* Typed broadcast, fcollect and alltoall: the *mem forms on nelems elements
  * of T, for every type of impl/gshmem_coll_types.h (the device API has the
  * same names for kernels). */

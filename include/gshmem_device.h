@@ -319,6 +319,11 @@ GSHMEM_HD int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe,
     GSHMEM_HD int TNAME PARAMS;                                                     \
     __device__ int XNAME##_warp PARAMS;                                             \
     __device__ int XNAME##_block PARAMS;
+/* The same, kernels only (no host form: the half types). */
+#define GSHMEMI_DDECL_COLL3_DEV(TNAME, XNAME, PARAMS)                               \
+    __device__ int TNAME PARAMS;                                                    \
+    __device__ int XNAME##_warp PARAMS;                                             \
+    __device__ int XNAME##_block PARAMS;
 /* barrier: quiet, then a barrier among the members; sync: the barrier only
  * (the callers' stores are visible to the members after it). */
 GSHMEMI_DDECL_COLL3(gshmem_barrier, gshmemx_barrier, (gshmem_team_t team))
@@ -362,27 +367,29 @@ GSHMEMI_COLL_EACH_TYPE(GSHMEMI_DDECL_COLL_T)
 GSHMEMI_REDUCE_EACH(GSHMEMI_DDECL_REDUCE)
 #undef GSHMEMI_DDECL_REDUCE
 #define GSHMEMI_DDECL_REDUCE_DEV(T, N, OP)                                          \
-    __device__ int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T *dest, const T *source, \
-                                              size_t nreduce);                      \
-    __device__ int gshmemx_##N##_##OP##_reduce_warp(gshmem_team_t team, T *dest,     \
-                                                    const T *source, size_t nreduce); \
-    __device__ int gshmemx_##N##_##OP##_reduce_block(gshmem_team_t team, T *dest,    \
-                                                     const T *source, size_t nreduce);
+    GSHMEMI_DDECL_COLL3_DEV(gshmem_##N##_##OP##_reduce, gshmemx_##N##_##OP##_reduce, \
+                            (gshmem_team_t team, T *dest, const T *source, size_t nreduce))
 GSHMEMI_DEV_HALF_REDUCE_EACH(GSHMEMI_DDECL_REDUCE_DEV)
 #undef GSHMEMI_DDECL_REDUCE_DEV
-/* Reduce-scatters (NVSHMEM's; device only): source holds n_members *
- * nreduce elements; team PE k's dest[j] is block k of every member's
- * source combined in team order (the reductions' bits for those
- * elements). Every type and op of the reductions; dest must not overlap
- * source (impl/gshmem_dev_reducescatter.h). */
-#define GSHMEMI_DDECL_REDUCESCATTER(T, N, OP)                                       \
-    GSHMEMI_DDECL_COLL3(gshmem_##N##_##OP##_reducescatter,                          \
-                        gshmemx_##N##_##OP##_reducescatter,                         \
-                        (gshmem_team_t team, T *dest, const T *source, size_t nreduce))
+/* Reduce-scatters (NVSHMEM's): source holds n_members * nreduce elements;
+ * team PE k's dest[j] is block k of every member's source combined in team
+ * order (the reductions' bits for those elements). Every type and op of
+ * the reductions, from kernels and (gshmem.h) from the host; half and
+ * bfloat16 from kernels only. dest must not overlap source
+ * (impl/gshmem_dev_reducescatter.h). */
+#define GSHMEMI_DDECL_RS_(SFX, T, N, OP)                                           \
+    GSHMEMI_DDECL_COLL3##SFX(gshmem_##N##_##OP##_reducescatter,                     \
+                             gshmemx_##N##_##OP##_reducescatter,                    \
+                             (gshmem_team_t team, T *dest, const T *source, size_t nreduce))
+#define GSHMEMI_DDECL_REDUCESCATTER(T, N, OP) GSHMEMI_DDECL_RS_(, T, N, OP)
+#define GSHMEMI_DDECL_REDUCESCATTER_DEV(T, N, OP) GSHMEMI_DDECL_RS_(_DEV, T, N, OP)
 GSHMEMI_REDUCE_EACH(GSHMEMI_DDECL_REDUCESCATTER)
-GSHMEMI_DEV_HALF_REDUCE_EACH(GSHMEMI_DDECL_REDUCESCATTER)
+GSHMEMI_DEV_HALF_REDUCE_EACH(GSHMEMI_DDECL_REDUCESCATTER_DEV)
 #undef GSHMEMI_DDECL_REDUCESCATTER
+#undef GSHMEMI_DDECL_REDUCESCATTER_DEV
+#undef GSHMEMI_DDECL_RS_
 #undef GSHMEMI_DDECL_COLL3
+#undef GSHMEMI_DDECL_COLL3_DEV
 
 } /* extern "C" */
 

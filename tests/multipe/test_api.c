@@ -44,6 +44,8 @@ API_SUITE(amo, "pe_api_amo", NO_ARGS, NULL)
  * (include/gshmem/impl/gshmem_coll_types.h). */
 API_SUITE(types, "pe_api_types", NO_ARGS, NULL)
 API_SUITE(coll, "pe_api_coll", NO_ARGS, NULL)
+/* The host reduce-scatters on every type and op, both algorithms. */
+API_SUITE(reducescatter, "pe_api_reducescatter", NO_ARGS, NULL)
 API_SUITE(mem, "pe_api_mem", NO_ARGS, TEST_API_MEM_LOG)
 API_SUITE(shmem_h, "pe_api_shmem", NO_ARGS, NULL)
 /* Global and static variables as symmetric objects (more in test_symdata.c). */

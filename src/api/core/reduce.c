@@ -21,6 +21,14 @@
  *   come. Element e of any source is read only by e's owner, before it
  *   writes e anywhere, so dest may be source; no member's source is read
  *   after its last signal has come, so it may be reused at return.
+ * Reduce-scatters (NVSHMEM's <T>_<op>_reducescatter): source holds
+ * n * nreduce elements, and team PE k's dest is block k of every member's
+ * source combined in team order, the same expressions. Where the blocks fit
+ * one push on a host heap, each member pushes block j to member j and
+ * combines what was pushed to it; else each member signals that its
+ * source is ready, combines its block read from every source (in place or
+ * by gets) and signals that it has read, and returns once every member
+ * has: a source may be reused at return.
  * The host combines in host memory whatever the heap: on a CUDA heap the
  * scratch and this PE's own data are copied out (gshmemi_sym_read) and
  * the result in (gshmemi_sym_write); the CPU never touches the heap. */
@@ -207,6 +215,64 @@ static void gshmemi_reduce_aset(const char *call, void *dest, const void *source
     gshmemi_aset_end(&t);
 }
 
+/* The reduce-scatter on team t (this PE a member): block k (nreduce
+ * elements of size bytes) of every member's source, combined, into team
+ * PE k's dest. */
+static int gshmemi_reducescatter(const char *call, gshmem_team_t team, void *dest,
+                                 const void *source, size_t nreduce, size_t size,
+                                 gshmemi_red_fn *fn)
+{
+    gshmemi_team_t *t = gshmemi_coll_team(call, team);
+    gshmemi_coll_t c;
+
+    if (t == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    if (nreduce == 0)
+        return GSHMEM_SUCCESS;
+    size_t bytes = gshmemi_rma_bytes(call, nreduce, size), n = (size_t)t->size;
+    if (bytes > SIZE_MAX / (n + 1)) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: nreduce %zu is too large", call, nreduce);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    gshmemi_check_sym(call, "source", source, bytes * n);
+    gshmemi_check_sym(call, "dest", dest, bytes);
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
+    if (d < s + bytes * n && s < d + bytes) {
+        GSHMEMI_ERROR(GSHMEMI_SUBSYS_COLL, "%s: dest %p (%zu bytes) overlaps source %p (%zu "
+                      "bytes: %zu members x nreduce %zu)", call, dest, bytes, source, bytes * n,
+                      n, nreduce);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    gshmemi_coll_begin(call, t, &c);
+    const char *mine = (const char *)source + (size_t)t->my_idx * bytes;   /* my block */
+    unsigned char *acc = gshmemi_coll_buf(&c, bytes * (n + 1)), *tmp = acc + bytes;
+    if (t->size == 1) {
+        gshmemi_rma_put(call, dest, source, bytes, gshmemi_g.my_pe, 0);
+    } else if (bytes <= gshmemi_coll_push_room() && gshmemi_g.heap.kind == GSHMEMI_HEAP_HOST) {
+        for (int i = 1; i < t->size; i++) {
+            int j = (t->my_idx + i) % t->size;
+            gshmemi_coll_push_to(&c, j, (const char *)source + (size_t)j * bytes, bytes);
+        }
+        for (int j = 0; j < t->size; j++) {
+            const void *x = j == t->my_idx ? mine : gshmemi_coll_push_take(&c, j, bytes, tmp);
+            if (j == 0)
+                memcpy(acc, x, bytes);
+            else
+                fn(acc, x, nreduce);
+        }
+        gshmemi_sym_write(call, dest, acc, bytes);
+    } else {
+        gshmemi_coll_signal_others(&c);   /* my source is ready */
+        gshmemi_reduce_share(&c, acc, tmp, mine, nreduce, size, fn);
+        gshmemi_sym_write(call, dest, acc, bytes);
+        gshmemi_coll_signal_others(&c);   /* I have read my block of every source */
+        for (int i = 1; i < t->size; i++)
+            gshmemi_coll_wait(&c, (t->my_idx + t->size - i) % t->size, 1);
+    }
+    gshmemi_quiet_all(call);
+    return GSHMEM_SUCCESS;
+}
+
 #define GSHMEMI_R_SUM(a, x) ((a) + (x))
 #define GSHMEMI_R_PROD(a, x) ((a) * (x))
 #define GSHMEMI_R_MAX(a, x) ((x) > (a) ? (x) : (a))
@@ -263,3 +329,13 @@ GSHMEMI_REDUCE_CTYPES(GSHMEMI_RED)
 #define GSHMEMI_TO_ALL(KIND, T, N) GSHMEMI_DEF_REDUCE_##KIND(GSHMEMI_DEF_TO_ALL, T, N)
 GSHMEMI_TO_ALL_TYPES(GSHMEMI_TO_ALL)
 GSHMEMI_REDUCE_TYPES_COMPLEX(GSHMEMI_TO_ALL)
+
+/* The reduce-scatters, on the device API's types and ops (its host side). */
+#define GSHMEMI_DEF_REDUCESCATTER(T, N, OP)                                           \
+    int gshmem_##N##_##OP##_reducescatter(gshmem_team_t team, T *dest, const T *source, \
+                                          size_t nreduce)                             \
+    {                                                                                 \
+        return gshmemi_reducescatter("gshmem_" #N "_" #OP "_reducescatter", team, dest, \
+                                     source, nreduce, sizeof(T), gshmemi_red_##N##_##OP); \
+    }
+GSHMEMI_REDUCE_EACH(GSHMEMI_DEF_REDUCESCATTER)
