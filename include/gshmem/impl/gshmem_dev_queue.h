@@ -70,13 +70,6 @@ typedef struct gshmemi_queue {
     uint32_t reserved;
 } gshmemi_queue_t;
 
-#if defined(__CUDACC__) || defined(__HIPCC__)
-/* TEST ONLY: posts raw entries w[0..n) (n <= 2) on this block's ring without
- * any check and without waiting; 0 and the first index in *idx_p, or the
- * engine's error, or GSHMEM_ERR_NOT_SUPPORTED when no engine runs. */
-__device__ int gshmemi_devq_post_raw(const gshmemi_wqe_t *w, uint32_t n, uint64_t *idx_p);
-#endif
-
 /* ======================================================================== */
 #if defined(GSHMEMI_DEV_PASS)
 
@@ -368,14 +361,6 @@ GSHMEMI_DEV int gshmemi_devq_status(void)
             return (int)(int32_t)st;
     }
     return 0;
-}
-
-GSHMEMI_DEV int gshmemi_devq_post_raw(const gshmemi_wqe_t *w, uint32_t n, uint64_t *idx_p)
-{
-    const gshmemi_queue_t *q = (const gshmemi_queue_t *)gshmemi_dstate.channels;
-    if (q == NULL)
-        return GSHMEM_ERR_NOT_SUPPORTED;
-    return gshmemi_ring_post(&q->ch.rings[gshmemi_devq_channel(q)], w, n, NULL, idx_p);
 }
 
 extern "C" {
