@@ -107,17 +107,6 @@ int gshmemi_tp_chan_close_shared(gshmemi_transport_t *tp, void *chan)
     return GSHMEM_SUCCESS;
 }
 
-int gshmemi_tp_no_chan_pending(gshmemi_transport_t *tp, uint64_t *pending_p)
-{
-    (void)tp, (void)pending_p;
-    return GSHMEM_ERR_NOT_SUPPORTED;
-}
-
-int gshmemi_tp_no_chan_hold(gshmemi_transport_t *tp, int hold)
-{
-    (void)tp, (void)hold;
-    return GSHMEM_ERR_NOT_SUPPORTED;
-}
 
 void gshmemi_tp_no_describe(char *version, size_t vlen, char *found, size_t flen)
 {

@@ -113,14 +113,6 @@ typedef struct gshmemi_transport_ops {
      * the caller completed (a quiet of its instance) first. */
     int (*chan_open)(gshmemi_transport_t *tp, void **chan_p);
     int (*chan_close)(gshmemi_transport_t *tp, void *chan);
-    /* Test hooks on tp's channel (tp->chan, or the transport's own); stubs
-     * return GSHMEM_ERR_NOT_SUPPORTED (gshmemi_tp_no_chan_pending, _hold).
-     * chan_pending: *pending_p = operations issued on it whose completion
-     * is not counted yet. chan_hold: hold (1) or release (0) its
-     * completions: while held they are kept aside uncounted, and a wait
-     * for them (its quiet) fails at once instead of never returning. */
-    int (*chan_pending)(gshmemi_transport_t *tp, uint64_t *pending_p);
-    int (*chan_hold)(gshmemi_transport_t *tp, int hold);
     /* Local load/store address of pe's heap offset off, or NULL. */
     void *(*ptr)(gshmemi_transport_t *tp, int pe, uint64_t off);
     /* Drive progress once (called from wait loops); may be a no-op. */
@@ -187,8 +179,6 @@ int gshmemi_tp_no_select_device(const int *node_of, int my_pe, int n_pes, int *d
 int gshmemi_tp_no_threads(gshmemi_transport_t *tp, uint64_t deadline_ns);
 int gshmemi_tp_chan_shared(gshmemi_transport_t *tp, void **chan_p);
 int gshmemi_tp_chan_close_shared(gshmemi_transport_t *tp, void *chan);
-int gshmemi_tp_no_chan_pending(gshmemi_transport_t *tp, uint64_t *pending_p);
-int gshmemi_tp_no_chan_hold(gshmemi_transport_t *tp, int hold);
 void *const *gshmemi_tp_no_peer_bases_device(gshmemi_transport_t *tp);
 void gshmemi_tp_no_describe(char *version, size_t vlen, char *found, size_t flen);
 

@@ -2,7 +2,7 @@
  * - two contexts interleaved: puts (blocking, nbi, p), strided puts, AMOs,
  *   a put-with-signal, then nbi gets, each context completed by its own
  *   shmem_ctx_quiet;
- * - isolation, with the test hooks of src/api/core/ctx_hooks.h (no
+ * - isolation, with the test hooks below (ofi's channel counters, no
  *   timing): A's completions held, nbi puts on A and puts on B; B's quiet
  *   and fence and the default context's return with A's puts still
  *   counted pending; once released, A's quiet completes them and the data
@@ -24,9 +24,47 @@
 #include <string.h>
 
 #include "pe_check.h"
-#include "api/core/ctx_hooks.h"   /* gshmemi_ctx_pending, gshmemi_ctx_hold */
+#include "api/core/core.h"                   /* gshmemi_g, gshmemi_ctx_get, gshmemi_ctx_tp */
+#include "transports/ofi/ofi_test_hooks.h"   /* ofi_chan_pending, ofi_chan_hold */
 
 #define CHECK PE_CHECK
+
+/* The test hooks, on ctx's instances that have channels of their own (the
+ * default context's are the transports; a created context's, those whose
+ * chan_open gave one) and count completions per channel (ofi's RMA path):
+ * with pending_p, *pending_p = their operations whose completion is not
+ * counted yet; else hold (1) or release (0) their completions. Returns
+ * GSHMEM_ERR_NOT_SUPPORTED where ctx has no such instance. */
+static int ctx_hook(shmem_ctx_t ctx, int hold, uint64_t *pending_p)
+{
+    gshmemi_ctx_t *c = gshmemi_ctx_get("pe_api_ctx hook", ctx);
+    int rc = GSHMEM_ERR_NOT_SUPPORTED;
+
+    if (pending_p != NULL)
+        *pending_p = 0;
+    for (int i = 0; i < gshmemi_g.n_tps; i++) {
+        gshmemi_transport_t *tp = gshmemi_ctx_tp(c, &gshmemi_g.tps[i]);
+        uint64_t n = 0;
+        if ((c != NULL && c->tps[i].chan == NULL) || strcmp(tp->ops->name, "ofi") != 0)
+            continue;
+        if ((pending_p != NULL ? ofi_chan_pending(tp, &n) : ofi_chan_hold(tp, hold)) != 0)
+            continue;
+        if (pending_p != NULL)
+            *pending_p += n;
+        rc = GSHMEM_SUCCESS;
+    }
+    return rc;
+}
+
+static int ctx_hold(shmem_ctx_t ctx, int hold)
+{
+    return ctx_hook(ctx, hold, NULL);
+}
+
+static int ctx_pending(shmem_ctx_t ctx, uint64_t *pending_p)
+{
+    return ctx_hook(ctx, 0, pending_p);
+}
 
 static int me, npes, next, prev;
 
@@ -106,14 +144,14 @@ static void isolation(int isolated)
     shmem_ctx_t A, B;
     CHECK(shmem_ctx_create(0, &A) == 0 && shmem_ctx_create(0, &B) == 0, "ctx_create");
     shmem_barrier_all();
-    int rc = gshmemi_ctx_hold(A, 1);
+    int rc = ctx_hold(A, 1);
     if (!isolated) {
         CHECK(rc == GSHMEM_ERR_NOT_SUPPORTED, "hold on a transport without a channel per "
               "context: %d", rc);
         if (me == 0)
             printf("pe_api_ctx: isolation not applicable (one channel shared by contexts)\n");
     } else {
-        CHECK(rc == 0, "gshmemi_ctx_hold(A): %s", gshmem_strerror(rc));
+        CHECK(rc == 0, "ctx_hold(A): %s", gshmem_strerror(rc));
         for (int k = 0; k < N; k++)
             shmem_ctx_putmem_nbi(A, d + k * LEN, src + k * LEN, LEN, next);
         shmem_ctx_putmem_nbi(B, d + N * LEN, src + N * LEN, LEN, next);
@@ -124,15 +162,15 @@ static void isolation(int isolated)
         shmem_quiet();
         shmem_fence();
         uint64_t pa = 0, pb = 1, pd = 1;
-        CHECK(gshmemi_ctx_pending(A, &pa) == 0 && pa == N, "after B's quiet: A has %llu "
+        CHECK(ctx_pending(A, &pa) == 0 && pa == N, "after B's quiet: A has %llu "
               "pending, want %d", (unsigned long long)pa, N);
-        CHECK(gshmemi_ctx_pending(B, &pb) == 0 && pb == 0, "B: %llu pending",
+        CHECK(ctx_pending(B, &pb) == 0 && pb == 0, "B: %llu pending",
               (unsigned long long)pb);
-        CHECK(gshmemi_ctx_pending(SHMEM_CTX_DEFAULT, &pd) == 0 && pd == 0,
+        CHECK(ctx_pending(SHMEM_CTX_DEFAULT, &pd) == 0 && pd == 0,
               "the default context: %llu pending", (unsigned long long)pd);
-        CHECK(gshmemi_ctx_hold(A, 0) == 0, "release A");
+        CHECK(ctx_hold(A, 0) == 0, "release A");
         shmem_ctx_quiet(A);
-        CHECK(gshmemi_ctx_pending(A, &pa) == 0 && pa == 0, "after A's quiet: %llu pending",
+        CHECK(ctx_pending(A, &pa) == 0 && pa == 0, "after A's quiet: %llu pending",
               (unsigned long long)pa);
     }
     shmem_ctx_quiet(A);

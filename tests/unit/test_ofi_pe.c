@@ -355,20 +355,20 @@ int tofi_scenario_channels(tofi_pe_t *p)
     unsigned char *src = hp(p, OFF_SCRATCH);
     for (size_t i = 0; i < (N + 1) * LEN; i++)
         src[i] = pat(p->pe, 4, i, 7);
-    TOFI_OK(p, a.ops->chan_hold(&a, 1));
+    TOFI_OK(p, ofi_chan_hold(&a, 1));
     for (int k = 0; k < N; k++)
         TOFI_OK(p, a.ops->put(&a, t, OFF_PUT + (uint64_t)k * LEN, src + k * LEN, LEN, 1));
     TOFI_OK(p, b.ops->put(&b, t, OFF_PUT + (uint64_t)N * LEN, src + N * LEN, LEN, 1));
     TOFI_OK(p, b.ops->quiet(&b));
     TOFI_OK(p, quiet(p));
-    TOFI_OK(p, a.ops->chan_pending(&a, &pa));
-    TOFI_OK(p, b.ops->chan_pending(&b, &pb));
+    TOFI_OK(p, ofi_chan_pending(&a, &pa));
+    TOFI_OK(p, ofi_chan_pending(&b, &pb));
     TOFI_CHECK(p, pa == N && pb == 0, "after B's quiet: A %llu pending (want %d), B %llu",
                (unsigned long long)pa, N, (unsigned long long)pb);
     TOFI_CHECK(p, a.ops->quiet(&a) != 0, "a quiet of held A returned success");
-    TOFI_OK(p, a.ops->chan_hold(&a, 0));
+    TOFI_OK(p, ofi_chan_hold(&a, 0));
     TOFI_OK(p, a.ops->quiet(&a));
-    TOFI_OK(p, a.ops->chan_pending(&a, &pa));
+    TOFI_OK(p, ofi_chan_pending(&a, &pa));
     TOFI_CHECK(p, pa == 0, "after A's quiet: %llu pending", (unsigned long long)pa);
     TOFI_OK(p, p->tp.ops->chan_close(&p->tp, a.chan));
     TOFI_OK(p, p->tp.ops->chan_close(&p->tp, b.chan));

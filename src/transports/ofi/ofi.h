@@ -29,6 +29,7 @@
 #include <rdma/fi_rma.h>
 
 #include "transports/transport.h"
+#include "transports/ofi/ofi_test_hooks.h"
 #include "gshmem_types.h"
 #include "base/util/log.h"
 #include "base/util/idle.h"
@@ -254,8 +255,7 @@ int ofi_chan_init(ofi_state_t *s, ofi_chan_t *ch);   /* the arrays of one */
 void ofi_chan_fini(ofi_chan_t *ch);
 int ofi_chan_open(gshmemi_transport_t *tp, void **chan_p);
 int ofi_chan_close(gshmemi_transport_t *tp, void *chan);
-int ofi_chan_pending(gshmemi_transport_t *tp, uint64_t *pending_p);
-int ofi_chan_hold(gshmemi_transport_t *tp, int hold);
+/* ofi_chan_pending, ofi_chan_hold: ofi_test_hooks.h (tests only) */
 /* Complete (and make visible) what was issued on ch; on every channel. */
 int ofi_quiet(ofi_state_t *s, ofi_chan_t *ch);
 int ofi_quiet_all(ofi_state_t *s);

@@ -292,8 +292,6 @@ const gshmemi_transport_ops_t gshmemi_p2p_ops = {
     /* one stream per PE: a context's quiet synchronizes it (everything) */
     .chan_open = gshmemi_tp_chan_shared,
     .chan_close = gshmemi_tp_chan_close_shared,
-    .chan_pending = gshmemi_tp_no_chan_pending,
-    .chan_hold = gshmemi_tp_no_chan_hold,
     .select_device = gshmemi_p2p_select_device,
     .peer_bases_device = gshmemi_p2p_peer_bases_device,
     .describe = gshmemi_tp_no_describe,
