@@ -184,6 +184,8 @@ int ofi_rma_flag_set(gshmemi_transport_t *tp, int pe, uint64_t off, uint64_t val
     }
     if (rc == 0)
         return 0;
+    if (rc == -FI_EAGAIN)   /* still full as the process exits: ofi_rma_post's answer */
+        return GSHMEM_ERR_NOT_INITIALIZED;
     GSHMEMI_ERROR(OFI_SUBSYS, "ofi: a flag write to PE %d at heap offset %llu failed: %s", pe,
                   (unsigned long long)off, fi_strerror((int)-rc));
     return GSHMEM_ERR_TRANSPORT;
