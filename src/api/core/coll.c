@@ -38,13 +38,6 @@ gshmemi_team_t *gshmemi_coll_team(const char *call, gshmem_team_t team)
     return t;
 }
 
-/* Every other member's signal (one each). */
-static void gshmemi_coll_wait_others(gshmemi_coll_t *c)
-{
-    for (int i = 1; i < c->t->size; i++)
-        gshmemi_coll_wait(c, (c->t->my_idx + c->t->size - i) % c->t->size, 1);
-}
-
 /* This member's block (nbytes at off) into every member's dest, with a
  * signal to each other member; gather: then every other member's signal. */
 static void gshmemi_coll_gather_put(gshmemi_coll_t *c, void *dest, const void *source,

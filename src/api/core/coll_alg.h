@@ -103,8 +103,10 @@ typedef void gshmemi_coll_at_fn(gshmemi_coll_t *c, void *arg, int j, void **dest
                                 const void **src);
 void gshmemi_coll_put_signal_each(gshmemi_coll_t *c, gshmemi_coll_at_fn *at, void *arg,
                                   size_t n);
-/* Wait for k more signals from team PE j than this PE has waited for. */
+/* Wait for k more signals from team PE j than this PE has waited for.
+ * wait_others: one more from every other member. */
 void gshmemi_coll_wait(gshmemi_coll_t *c, int j, uint64_t k);
+void gshmemi_coll_wait_others(gshmemi_coll_t *c);
 /* push_all: n (<= gshmemi_coll_push_room()) bytes of src into every
  * other member's scratch, a signal to each. push_take: member j's push
  * here, once it has come, as host memory (in place on a host heap, else

@@ -286,6 +286,12 @@ void gshmemi_coll_wait(gshmemi_coll_t *c, int j, uint64_t k)
     gshmemi_sym_wait_ge_u64(c->call, &c->st->sig[pe], want);
 }
 
+void gshmemi_coll_wait_others(gshmemi_coll_t *c)
+{
+    for (int i = 1; i < c->t->size; i++)
+        gshmemi_coll_wait(c, (c->t->my_idx + c->t->size - i) % c->t->size, 1);
+}
+
 static unsigned char *gshmemi_coll_push_slot(gshmemi_coll_t *c, uint64_t k, int pe)
 {
     size_t i = (size_t)(k & 1) * (size_t)gshmemi_g.n_pes + (size_t)pe;

@@ -98,6 +98,17 @@ static size_t gshmemi_reduce_unit(size_t size)
     return size >= 64 ? 1 : 64 / size;
 }
 
+/* The allgather of both reduce-scatters: this member's combined block
+ * (acc, bytes) to d on every member, signalled; returns once every other
+ * member's block has come. */
+static void gshmemi_reduce_allgather(gshmemi_coll_t *c, void *d, const void *acc, size_t bytes)
+{
+    gshmemi_coll_put_signal_others(c, d, acc, bytes);
+    if (bytes > 0)
+        gshmemi_sym_write(c->call, d, acc, bytes);
+    gshmemi_coll_wait_others(c);
+}
+
 /* Reduce-scatter + allgather. */
 static void gshmemi_reduce_rsag(gshmemi_coll_t *c, void *dest, const void *source,
                                 size_t nreduce, size_t size, gshmemi_red_fn *fn)
@@ -110,12 +121,7 @@ static void gshmemi_reduce_rsag(gshmemi_coll_t *c, void *dest, const void *sourc
     unsigned char *acc = gshmemi_coll_buf(c, bytes * (size_t)(t->size + 1));
     gshmemi_coll_signal_others(c);
     gshmemi_reduce_share(c, acc, acc + bytes, (const char *)source + lo * size, len, size, fn);
-    void *d = (char *)dest + lo * size;
-    gshmemi_coll_put_signal_others(c, d, acc, bytes);
-    if (bytes > 0)
-        gshmemi_sym_write(c->call, d, acc, bytes);
-    for (int i = 1; i < t->size; i++)
-        gshmemi_coll_wait(c, (t->my_idx + t->size - i) % t->size, 1);
+    gshmemi_reduce_allgather(c, (char *)dest + lo * size, acc, bytes);
 }
 
 /* Reduce-scatter by push + allgather, over a network where every block
@@ -144,12 +150,7 @@ static void gshmemi_reduce_rs_push(gshmemi_coll_t *c, void *dest, const void *so
         else if (bytes > 0)
             fn(acc, x, len);
     }
-    void *d = (char *)dest + lo * size;
-    gshmemi_coll_put_signal_others(c, d, acc, bytes);
-    if (bytes > 0)
-        gshmemi_sym_write(c->call, d, acc, bytes);
-    for (int i = 1; i < t->size; i++)
-        gshmemi_coll_wait(c, (t->my_idx + t->size - i) % t->size, 1);
+    gshmemi_reduce_allgather(c, (char *)dest + lo * size, acc, bytes);
 }
 
 /* The largest block of a reduce-scatter of nreduce elements, in bytes. */
@@ -266,8 +267,7 @@ static int gshmemi_reducescatter(const char *call, gshmem_team_t team, void *des
         gshmemi_reduce_share(&c, acc, tmp, mine, nreduce, size, fn);
         gshmemi_sym_write(call, dest, acc, bytes);
         gshmemi_coll_signal_others(&c);   /* I have read my block of every source */
-        for (int i = 1; i < t->size; i++)
-            gshmemi_coll_wait(&c, (t->my_idx + t->size - i) % t->size, 1);
+        gshmemi_coll_wait_others(&c);
     }
     gshmemi_quiet_all(call);
     return GSHMEM_SUCCESS;
