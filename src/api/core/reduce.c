@@ -124,15 +124,17 @@ static void gshmemi_reduce_rsag(gshmemi_coll_t *c, void *dest, const void *sourc
     gshmemi_reduce_allgather(c, (char *)dest + lo * size, acc, bytes);
 }
 
-/* Reduce-scatter by push + allgather, over a network where every block
- * fits one push: each member pushes block j of its source to member j
- * (no "source ready" round, no gets), combines the blocks pushed to it in
- * team order, then puts its block with a signal to every other member. */
-static void gshmemi_reduce_rs_push(gshmemi_coll_t *c, void *dest, const void *source,
-                                   size_t nreduce, size_t size, gshmemi_red_fn *fn)
+/* The push half of a reduce-scatter (source on a host heap): block j of
+ * source (coll_split of nreduce elements in runs of unit) pushed to member
+ * j, then the blocks pushed here combined in team order. Returns the
+ * result (the collective's buffer) and its place, *lo_p and *len_p
+ * elements. */
+static unsigned char *gshmemi_reduce_push_blocks(gshmemi_coll_t *c, const void *source,
+                                                 size_t nreduce, size_t unit, size_t size,
+                                                 gshmemi_red_fn *fn, size_t *lo_p, size_t *len_p)
 {
     gshmemi_team_t *t = c->t;
-    size_t unit = gshmemi_reduce_unit(size), lo, len;
+    size_t lo, len;
 
     for (int i = 1; i < t->size; i++) {
         int j = (t->my_idx + i) % t->size;
@@ -150,7 +152,22 @@ static void gshmemi_reduce_rs_push(gshmemi_coll_t *c, void *dest, const void *so
         else if (bytes > 0)
             fn(acc, x, len);
     }
-    gshmemi_reduce_allgather(c, (char *)dest + lo * size, acc, bytes);
+    *lo_p = lo;
+    *len_p = len;
+    return acc;
+}
+
+/* Reduce-scatter by push + allgather, over a network where every block
+ * fits one push: each member pushes block j of its source to member j
+ * (no "source ready" round, no gets), combines the blocks pushed to it in
+ * team order, then puts its block with a signal to every other member. */
+static void gshmemi_reduce_rs_push(gshmemi_coll_t *c, void *dest, const void *source,
+                                   size_t nreduce, size_t size, gshmemi_red_fn *fn)
+{
+    size_t lo, len;
+    unsigned char *acc = gshmemi_reduce_push_blocks(c, source, nreduce, gshmemi_reduce_unit(size),
+                                                    size, fn, &lo, &len);
+    gshmemi_reduce_allgather(c, (char *)dest + lo * size, acc, len * size);
 }
 
 /* The largest block of a reduce-scatter of nreduce elements, in bytes. */
@@ -245,26 +262,18 @@ static int gshmemi_reducescatter(const char *call, gshmem_team_t team, void *des
         return GSHMEM_ERR_INVALID_ARG;
     }
     gshmemi_coll_begin(call, t, &c);
-    const char *mine = (const char *)source + (size_t)t->my_idx * bytes;   /* my block */
-    unsigned char *acc = gshmemi_coll_buf(&c, bytes * (n + 1)), *tmp = acc + bytes;
     if (t->size == 1) {
         gshmemi_rma_put(call, dest, source, bytes, gshmemi_g.my_pe, 0);
     } else if (bytes <= gshmemi_coll_push_room() && gshmemi_g.heap.kind == GSHMEMI_HEAP_HOST) {
-        for (int i = 1; i < t->size; i++) {
-            int j = (t->my_idx + i) % t->size;
-            gshmemi_coll_push_to(&c, j, (const char *)source + (size_t)j * bytes, bytes);
-        }
-        for (int j = 0; j < t->size; j++) {
-            const void *x = j == t->my_idx ? mine : gshmemi_coll_push_take(&c, j, bytes, tmp);
-            if (j == 0)
-                memcpy(acc, x, bytes);
-            else
-                fn(acc, x, nreduce);
-        }
+        size_t lo, len;   /* blocks of exactly nreduce: runs of nreduce, one per member */
+        unsigned char *acc = gshmemi_reduce_push_blocks(&c, source, n * nreduce, nreduce, size,
+                                                        fn, &lo, &len);
         gshmemi_sym_write(call, dest, acc, bytes);
     } else {
+        const char *mine = (const char *)source + (size_t)t->my_idx * bytes;   /* my block */
+        unsigned char *acc = gshmemi_coll_buf(&c, bytes * (n + 1));
         gshmemi_coll_signal_others(&c);   /* my source is ready */
-        gshmemi_reduce_share(&c, acc, tmp, mine, nreduce, size, fn);
+        gshmemi_reduce_share(&c, acc, acc + bytes, mine, nreduce, size, fn);
         gshmemi_sym_write(call, dest, acc, bytes);
         gshmemi_coll_signal_others(&c);   /* I have read my block of every source */
         gshmemi_coll_wait_others(&c);
